@@ -1,0 +1,79 @@
+# 952 Arena developer tasks. Run `make` (or `make help`) to list them.
+#
+# Everything runs from the project virtual environment $(VENV), which `make venv`
+# creates with $(PYTHON) and refreshes only when pyproject.toml changes.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# The stamp lives inside the venv, so deleting the venv also invalidates it.
+STAMP := $(VENV)/.install.stamp
+# Extra arguments for pytest, e.g. `make test PYTEST_ARGS="-m 'not slow' -x"`.
+PYTEST_ARGS ?=
+
+.PHONY: help venv demo test lint format bench clean distclean check-python
+
+help: ## List the targets
+	@echo "952 Arena. Usage: make <target>   (PYTHON=$(PYTHON), VENV=$(VENV))"
+	@echo
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-13s %s\n", $$1, $$2}' \
+		$(MAKEFILE_LIST)
+
+check-python: ## Check that PYTHON (default python3) is Python >= 3.11
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+		echo "error: '$(PYTHON)' not found. Install Python >= 3.11 or run: make PYTHON=/path/to/python3.11 venv" >&2; \
+		exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+		echo "error: 952 Arena needs Python >= 3.11, but '$(PYTHON)' is $$($(PYTHON) -c 'import platform; print(platform.python_version())')." >&2; \
+		echo "       Run: make PYTHON=python3.11 venv   (or any newer python3.x)" >&2; \
+		exit 1; }
+
+venv: $(STAMP) ## Create .venv and install the project with its dev and bench extras
+
+$(STAMP): pyproject.toml | check-python
+	@if [ -x "$(BIN)/python" ]; then \
+		echo "Reusing $(VENV) (pyproject.toml changed or never installed)"; \
+	else \
+		echo "Creating $(VENV) with $$($(PYTHON) -c 'import sys; print(sys.executable, sys.version.split()[0])')"; \
+		$(PYTHON) -m venv $(VENV); \
+	fi
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev,bench]'
+	@touch $@
+
+demo: venv ## Simulate 20 classic games with random policies; records go to runs/demo
+	$(BIN)/arena simulate --ruleset classic --games 20 --seed 1 --out runs/demo
+
+lint: venv ## Static checks: ruff check, ruff format --check, mypy --strict arena
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy --strict arena
+
+# pytest exits 5 when it collects no tests; that is a failure here, not a pass.
+test: lint ## Static checks, then the test suite (pytest)
+	@status=0; $(BIN)/pytest $(PYTEST_ARGS) || status=$$?; \
+	if [ "$$status" -eq 5 ]; then \
+		echo "error: pytest collected no tests (exit code 5). 'make test' must run tests; check tests/ and PYTEST_ARGS." >&2; \
+		exit 1; \
+	fi; \
+	exit "$$status"
+
+format: venv ## Rewrite files: ruff format, then ruff check --fix
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: venv ## Engine benchmark (random playouts, compared with OpenSpiel's oh_hell)
+	$(BIN)/python benchmarks/engine.py
+
+clean: ## Remove generated files (runs/, caches, builds); keeps .venv
+	rm -rf runs/ build/ dist/ .mypy_cache/ .ruff_cache/ .pytest_cache/ .hypothesis/
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -type d -print0 \
+		| xargs -0 rm -rf
+
+distclean: clean ## clean, and also remove .venv
+	rm -rf $(VENV)

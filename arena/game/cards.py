@@ -1,0 +1,164 @@
+"""Cards, suits and trump calls: small hashable values with one text form each.
+
+A card is an ``int`` in ``0..51`` (``suit * 13 + rank``) so that hands can be
+stored as 52-bit masks and the hot loops of random playouts stay in integer
+arithmetic. :class:`Card` subclasses ``int`` only to give the value its text form
+(``"TS"`` = ten of spades, RULES.md 0.3); the 52 instances are built once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum, IntEnum
+from typing import Final
+
+RANK_CHARS: Final = "23456789TJQKA"
+SUIT_CHARS: Final = "SHDC"
+
+
+class InvalidCardError(ValueError):
+    """Raised when a text is not a card id such as ``"TS"``."""
+
+
+class Suit(IntEnum):
+    """The four suits, in the order of RULES.md 0.3 (they have no rank order)."""
+
+    S = 0
+    H = 1
+    D = 2
+    C = 3
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Card(int):
+    """One of the 52 cards; compare and sort as its index (suit, then rank)."""
+
+    __slots__ = ()
+
+    @property
+    def suit(self) -> Suit:
+        """The card's suit."""
+        return Suit(self // 13)
+
+    @property
+    def rank(self) -> int:
+        """Rank inside the suit: 0 for a two up to 12 for an ace."""
+        return self % 13
+
+    def __str__(self) -> str:
+        return _TEXT[self]
+
+    def __repr__(self) -> str:
+        return f"Card({_TEXT[self]!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Parse a two-character card id.
+
+        :raises InvalidCardError: if *text* is not a card id.
+        """
+        card = _BY_TEXT.get(text) if type(text) is str else None  # rejects unhashable input too
+        if card is None:
+            raise InvalidCardError(f"not a card: {text!r} (expected rank 2-9TJQKA + suit SHDC)")
+        return card
+
+
+class Trump(Enum):
+    """A trump call: one of the suits, or no trump."""
+
+    S = "S"
+    H = "H"
+    D = "D"
+    C = "C"
+    NT = "NT"
+
+    @property
+    def suit(self) -> Suit | None:
+        """The trump suit, or ``None`` for no trump."""
+        return None if self is Trump.NT else Suit[self.value]
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, text: str) -> Trump:
+        """Parse ``S``, ``H``, ``D``, ``C`` or ``NT``.
+
+        :raises InvalidCardError: if *text* is not a trump call.
+        """
+        try:
+            return cls(text)
+        except ValueError:
+            raise InvalidCardError(
+                f"not a trump call: {text!r} (expected S, H, D, C or NT)"
+            ) from None
+
+
+CARDS: Final[tuple[Card, ...]] = tuple(Card.__new__(Card, i) for i in range(52))
+_TEXT: Final = tuple(RANK_CHARS[i % 13] + SUIT_CHARS[i // 13] for i in range(52))
+_BY_TEXT: Final = {text: CARDS[i] for i, text in enumerate(_TEXT)}
+TRUMP_ORDER: Final[tuple[Trump, ...]] = (Trump.S, Trump.H, Trump.D, Trump.C, Trump.NT)
+
+BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(52))
+SUIT_MASK: Final[tuple[int, ...]] = tuple(0x1FFF << (13 * s) for s in range(4))
+FULL_DECK: Final = (1 << 52) - 1
+
+
+def _build_suit_tables() -> tuple[tuple[tuple[Card, ...], ...], ...]:
+    """For each suit, the sorted cards of every 13-bit pattern (hot-path lookups)."""
+    tables = []
+    for suit in range(4):
+        table: list[tuple[Card, ...]] = [()]
+        for pattern in range(1, 1 << 13):
+            low = (pattern & -pattern).bit_length() - 1
+            table.append((CARDS[13 * suit + low], *table[pattern & (pattern - 1)]))
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+_SUIT_TABLES: Final = _build_suit_tables()
+
+
+def cards_in(mask: int) -> tuple[Card, ...]:
+    """The cards of a mask, sorted by index."""
+    t = _SUIT_TABLES
+    return (
+        t[0][mask & 0x1FFF]
+        + t[1][(mask >> 13) & 0x1FFF]
+        + t[2][(mask >> 26) & 0x1FFF]
+        + t[3][(mask >> 39) & 0x1FFF]
+    )
+
+
+def cards_of_suit(mask: int, suit: int) -> tuple[Card, ...]:
+    """The cards of *mask* in one suit, sorted by rank."""
+    return _SUIT_TABLES[suit][(mask >> (13 * suit)) & 0x1FFF]
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The mask holding *cards* (duplicates collapse)."""
+    mask = 0
+    for card in cards:
+        mask |= BIT[card]
+    return mask
+
+
+def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:
+    """Parse card ids, keeping their order.
+
+    :raises InvalidCardError: on the first text that is not a card id.
+    """
+    return tuple(Card.parse(text) for text in texts)
+
+
+def format_cards(cards: Iterable[int]) -> str:
+    """Cards as space-separated ids, highest first within each suit, suits in S H D C order."""
+    ordered = sorted(cards, key=lambda c: (c // 13, -(c % 13)))
+    return " ".join(_TEXT[c] for c in ordered)
+
+
+def card_texts(cards: Iterable[int]) -> list[str]:
+    """Cards as a list of ids, in the order given (for JSON)."""
+    return [_TEXT[c] for c in cards]

@@ -1,0 +1,116 @@
+"""End of the game (RULES.md section 7): triggers, winner rules, tie rules and the cap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from arena.game.rules import NegativeRole, RuleSet, TieRule, WinnerRule
+
+
+class EndReason(Enum):
+    """Why a game ended (RECORD.md ``result.reason``)."""
+
+    TARGET = "target"
+    NEGATIVE = "negative"
+    OVERTIME = "overtime"
+    DRAW = "draw"
+    CAPPED = "capped"
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The outcome of a finished game."""
+
+    winners: tuple[int, ...]
+    """Seats sharing first place (one seat unless a draw)."""
+    reason: EndReason
+    """Why the game ended."""
+    scores: tuple[int, int, int]
+    """Final cumulative scores."""
+    hands_played: int
+    """Number of hands played."""
+
+    @property
+    def is_draw(self) -> bool:
+        """True when first place is shared."""
+        return len(self.winners) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class EndCheck:
+    """What :func:`check_end` decided after a hand."""
+
+    over: bool
+    winners: tuple[int, ...] = ()
+    reason: EndReason | None = None
+    overtime: bool = False
+    """True when the game goes on in sudden-death overtime."""
+
+
+def check_end(
+    rules: RuleSet, scores: tuple[int, int, int] | list[int], hands_played: int, overtime: bool
+) -> EndCheck:
+    """Decide whether the game is over after a hand has been scored (RULES.md 7.6)."""
+    positive_hit = any(x >= rules.target for x in scores)
+    negative = rules.negative_target
+    negative_hit = negative is not None and any(x <= negative for x in scores)
+    if overtime or positive_hit or negative_hit:
+        if rules.winner_rule is WinnerRule.LARGEST_EXCESS:
+            return _largest_excess(rules, scores, positive_hit)
+        check = _highest(rules, scores, positive_hit, overtime)
+        if check.over:
+            return check
+        overtime = True
+    if hands_played >= rules.max_hands:
+        return EndCheck(True, _top_seats(scores), EndReason.CAPPED)
+    return EndCheck(False, overtime=overtime)
+
+
+def _top_seats(scores: tuple[int, int, int] | list[int]) -> tuple[int, ...]:
+    top = max(scores)
+    return tuple(i for i in range(3) if scores[i] == top)
+
+
+def _highest(
+    rules: RuleSet, scores: tuple[int, int, int] | list[int], positive_hit: bool, overtime: bool
+) -> EndCheck:
+    """Winner rule ``highest``: a unique top score wins; a tie draws or goes to overtime."""
+    winners = _top_seats(scores)
+    if len(winners) == 1:
+        if overtime:
+            return EndCheck(True, winners, EndReason.OVERTIME)
+        return EndCheck(True, winners, EndReason.TARGET if positive_hit else EndReason.NEGATIVE)
+    if rules.tie_rule is TieRule.DRAW:
+        return EndCheck(True, winners, EndReason.DRAW)
+    return EndCheck(False, overtime=True)
+
+
+def _largest_excess(
+    rules: RuleSet, scores: tuple[int, int, int] | list[int], positive_hit: bool
+) -> EndCheck:
+    """Winner rule ``largest_excess``: the seat furthest past its objective wins."""
+    target, negative = rules.target, rules.negative_target
+    candidates: list[tuple[int, int, int]] = []  # (excess, is_positive, seat)
+    for seat in range(3):
+        score = scores[seat]
+        if score >= target:
+            candidates.append((score - target, 1, seat))
+        elif (
+            negative is not None
+            and rules.negative_role is NegativeRole.OBJECTIVE
+            and score <= negative
+        ):
+            candidates.append((negative - score, 0, seat))
+    if not candidates:
+        # Only a negative limit that merely ends the game fired: the highest score wins.
+        winners = _top_seats(scores)
+        return EndCheck(True, winners, EndReason.NEGATIVE if len(winners) == 1 else EndReason.DRAW)
+    best = max(c[0] for c in candidates)
+    tied = [c for c in candidates if c[0] == best]
+    if len(tied) > 1 and rules.tie_rule is TieRule.POSITIVE_SIDE:
+        tied = [c for c in tied if c[1] == 1] or tied
+    winners = tuple(sorted(c[2] for c in tied))
+    if len(winners) > 1:
+        return EndCheck(True, winners, EndReason.DRAW)
+    return EndCheck(True, winners, EndReason.TARGET if positive_hit else EndReason.NEGATIVE)

@@ -1,0 +1,710 @@
+"""The game state: the whole truth of one game, and the only place rules are applied.
+
+A :class:`GameState` holds every card's location, so it must never reach a bot: the
+referee sends :func:`arena.game.observation.observe` instead. The state moves through
+explicit phases; in each one :meth:`GameState.legal_actions` lists the step-level actions
+in sorted order and :meth:`GameState.apply` applies one of them after checking it.
+
+Multi-card decisions are taken one card at a time (a give of *k* cards is *k* steps, a
+discard is 4 steps), as OpenSpiel does for Skat's discard: the action space stays at 57
+values (52 cards and 5 trump calls) that can be listed, sampled and learned over, and
+nothing is revealed to anyone until the whole decision is complete, so the information
+structure is that of RULES.md. :meth:`GameState.apply_decision` applies a whole decision
+at once, all or nothing.
+
+Everything the engine does by itself (deal, exchange plan and returns, kitty pickup and
+show, trick winners, scoring, rotation, end of game) happens inside ``apply``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TypeAlias
+
+from arena.game.actions import (
+    Action,
+    CallTrump,
+    Decision,
+    DecisionKind,
+    Discard,
+    Give,
+    Play,
+)
+from arena.game.cards import (
+    BIT,
+    CARDS,
+    FULL_DECK,
+    SUIT_MASK,
+    TRUMP_ORDER,
+    Card,
+    Trump,
+    cards_in,
+    cards_of_suit,
+    mask_of,
+)
+from arena.game.ending import EndReason, GameResult, check_end
+from arena.game.exchange import Leg, plan_exchange, resolve_leg, shown_cards
+from arena.game.rules import FirstLeader, RuleSet, Step
+
+Seat: TypeAlias = int
+"""A seat number, 0, 1 or 2, clockwise."""
+
+DealSource: TypeAlias = Callable[[int, int], tuple[tuple[int, int, int], int]]
+"""``(hand_number, dealer) -> (three hand masks, kitty mask)``; replaces the shuffle."""
+
+
+class IllegalActionError(ValueError):
+    """Raised when an action is not legal in the current state; the state is unchanged."""
+
+
+class Phase(Enum):
+    """Where the game stands; each phase has one legal/apply pair."""
+
+    GIVE = "give"
+    TRUMP = "trump"
+    DISCARD = "discard"
+    PLAY = "play"
+    OVER = "over"
+
+
+_DECISION_OF_PHASE = {
+    Phase.GIVE: DecisionKind.GIVE,
+    Phase.TRUMP: DecisionKind.TRUMP,
+    Phase.DISCARD: DecisionKind.DISCARD,
+    Phase.PLAY: DecisionKind.PLAY,
+}
+_SUIT_OF = tuple(c // 13 for c in range(52))
+_STAGE_PLANNED, _STAGE_GIVEN, _STAGE_RETURNED = 0, 1, 2
+
+
+@dataclass(slots=True)
+class LegLog:
+    """One exchange leg as it happens: the plan, then the cards that moved."""
+
+    leg: Leg
+    given: tuple[Card, ...] = ()
+    """The given cards, in the order the giver chose them."""
+    returned: tuple[Card, ...] = ()
+    """The returned cards, sorted."""
+    stage: int = _STAGE_PLANNED
+    """0 planned, 1 given (cards with the receiver), 2 returned (leg done)."""
+
+    @property
+    def is_given(self) -> bool:
+        """True once the given cards have reached the receiver."""
+        return self.stage >= _STAGE_GIVEN
+
+    @property
+    def is_done(self) -> bool:
+        """True once the returns have been made."""
+        return self.stage == _STAGE_RETURNED
+
+
+@dataclass(frozen=True, slots=True)
+class TrickLog:
+    """A completed trick."""
+
+    leader: Seat
+    cards: tuple[Card, Card, Card]
+    """Cards in play order, starting with the leader's."""
+    winner: Seat
+
+
+@dataclass(slots=True)
+class HandLog:
+    """Everything that happened in one hand, hidden facts included (the record's source)."""
+
+    number: int
+    dealer: Seat
+    contracts: tuple[int, int, int]
+    deal: tuple[int, int, int]
+    """Hand masks as dealt, before any exchange."""
+    kitty: int
+    legs: list[LegLog]
+    steps: tuple[Step, ...]
+    """The pre-play steps this hand runs, exchange steps dropped when there is no exchange."""
+    trump: Trump | None = None
+    shown: list[tuple[Seat, int]] = field(default_factory=list)
+    """Show events in leg order: (giver, mask of kitty cards shown to him)."""
+    discards: list[Card] = field(default_factory=list)
+    kitty_taken: bool = False
+    tricks: list[TrickLog] = field(default_factory=list)
+    tricks_won: list[int] = field(default_factory=lambda: [0, 0, 0])
+    deltas: tuple[int, int, int] | None = None
+    scores: tuple[int, int, int] | None = None
+    """Cumulative scores after this hand, once it is scored."""
+
+    def copy(self) -> HandLog:
+        """A copy sharing only immutable parts."""
+        return HandLog(
+            self.number,
+            self.dealer,
+            self.contracts,
+            self.deal,
+            self.kitty,
+            [LegLog(x.leg, x.given, x.returned, x.stage) for x in self.legs],
+            self.steps,
+            self.trump,
+            list(self.shown),
+            list(self.discards),
+            self.kitty_taken,
+            list(self.tricks),
+            list(self.tricks_won),
+            self.deltas,
+            self.scores,
+        )
+
+
+def shuffled_deal(rng: random.Random, dealer: Seat) -> tuple[tuple[int, int, int], int]:
+    """One fresh shuffle dealt by the mapping of RULES.md 1.3 rule 6."""
+    deck = list(CARDS)
+    rng.shuffle(deck)
+    hands = [0, 0, 0]
+    # d[i] for i < 48 goes to seat (dealer + 1 + i) % 3, so every third card to one seat.
+    for offset in range(3):
+        hands[(dealer + 1 + offset) % 3] = mask_of(deck[offset:48:3])
+    return (hands[0], hands[1], hands[2]), mask_of(deck[48:])
+
+
+class GameState:
+    """The full state of one game of 9-5-2 under one RuleSet."""
+
+    __slots__ = (
+        "_deal_source",
+        "_giver_legs",
+        "_givers",
+        "_led",
+        "_picks",
+        "_rng",
+        "_step_index",
+        "_trick",
+        "_trump_suit",
+        "current_seat",
+        "decisions",
+        "first_dealer",
+        "hand",
+        "hands",
+        "history",
+        "overtime",
+        "phase",
+        "result",
+        "rules",
+        "scores",
+        "seed",
+    )
+
+    rules: RuleSet
+    seed: int
+    first_dealer: Seat
+    phase: Phase
+    current_seat: Seat
+    """Seat to act (meaningless once the game is over)."""
+    hands: list[int]
+    """Current hand mask per seat (the dealer holds 20 cards during his discard)."""
+    history: list[HandLog]
+    """One log per hand dealt so far; the last one is the current hand."""
+    hand: HandLog
+    scores: list[int]
+    overtime: bool
+    result: GameResult | None
+    decisions: int
+    """Step-level actions applied so far."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        seed: int,
+        *,
+        first_dealer: Seat | None = None,
+        deal_source: DealSource | None = None,
+    ) -> None:
+        """Start a game: draw the first dealer, deal hand 1 and run to the first decision.
+
+        The seeded RNG draws the first dealer and then one shuffle per hand, and nothing
+        else, so the deals of a seed do not depend on the players' decisions.
+        *first_dealer* (or the ruleset's fixed one) overrides the draw without changing the
+        deals; *deal_source* replaces the shuffles (records, worked examples, tests).
+        """
+        self.rules = rules
+        self.seed = seed
+        self._rng = random.Random(seed)
+        drawn = self._rng.randrange(3)
+        if first_dealer is None:
+            first_dealer = rules.first_dealer if rules.first_dealer is not None else drawn
+        self.first_dealer = first_dealer
+        self._deal_source = deal_source
+        self.scores = [0, 0, 0]
+        self.overtime = False
+        self.result = None
+        self.decisions = 0
+        self.history = []
+        self.hands = [0, 0, 0]
+        self._trick: list[Card] = []
+        self._led = 0
+        self._trump_suit = -1
+        self._picks: list[Card] = []
+        self._givers: list[Seat] = []
+        self._giver_legs: list[LegLog] = []
+        self._step_index = 0
+        self.phase = Phase.OVER
+        self.current_seat = first_dealer
+        self._start_hand(first_dealer)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self.phase is Phase.OVER
+
+    @property
+    def hands_played(self) -> int:
+        """Hands completed and scored."""
+        n = len(self.history)
+        return n if self.phase is Phase.OVER else n - 1
+
+    @property
+    def decision_kind(self) -> DecisionKind | None:
+        """The kind of decision the current seat is taking, or ``None`` once over."""
+        return _DECISION_OF_PHASE.get(self.phase)
+
+    @property
+    def trick(self) -> tuple[Card, ...]:
+        """Cards of the trick in progress, in play order."""
+        return tuple(self._trick)
+
+    @property
+    def trick_leader(self) -> Seat:
+        """Seat that led (or will lead) the trick in progress."""
+        return (self.current_seat - len(self._trick)) % 3
+
+    @property
+    def pending_picks(self) -> tuple[Card, ...]:
+        """Cards the current giver has chosen so far in an unfinished give."""
+        return tuple(self._picks)
+
+    @property
+    def giver_legs(self) -> tuple[LegLog, ...]:
+        """The legs of the giver now choosing, in plan order."""
+        return tuple(self._giver_legs) if self.phase is Phase.GIVE else ()
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Legal step-level actions of the current seat, in sorted order (cards by index)."""
+        phase = self.phase
+        if phase is Phase.PLAY:
+            hand = self.hands[self.current_seat]
+            if self._trick:
+                led = self._led
+                follow = hand & SUIT_MASK[led]
+                if follow:
+                    return cards_of_suit(follow, led)
+            return cards_in(hand)
+        if phase is Phase.DISCARD:
+            return cards_in(self.hands[self.current_seat])
+        if phase is Phase.GIVE:
+            return cards_in(self.hands[self.current_seat] & ~mask_of(self._picks))
+        if phase is Phase.TRUMP:
+            return TRUMP_ORDER if self.rules.allow_no_trump else TRUMP_ORDER[:4]
+        return ()
+
+    def legal_plays_mask(self) -> int:
+        """Mask of the cards the current seat may play (meaningful in the play phase)."""
+        hand = self.hands[self.current_seat]
+        if self._trick:
+            follow = hand & SUIT_MASK[self._led]
+            if follow:
+                return follow
+        return hand
+
+    # ------------------------------------------------------------------ actions
+
+    def apply(self, action: Action) -> None:
+        """Apply one step-level action of the current seat.
+
+        :raises IllegalActionError: if the action is not legal; the state is then unchanged.
+        """
+        phase = self.phase
+        if phase is Phase.PLAY:
+            self._play(action)
+        elif phase is Phase.GIVE:
+            self._pick_give(action)
+        elif phase is Phase.DISCARD:
+            self._discard_one(action)
+        elif phase is Phase.TRUMP:
+            self._call_trump(action)
+        else:
+            raise IllegalActionError("the game is over")
+
+    def apply_decision(self, decision: Decision) -> None:
+        """Apply a whole decision of the current seat, all or nothing.
+
+        :raises IllegalActionError: if the decision is not legal; the state is then unchanged.
+        """
+        kind = self.decision_kind
+        if isinstance(decision, Play) and kind is DecisionKind.PLAY:
+            self._play(decision.card)
+        elif isinstance(decision, CallTrump) and kind is DecisionKind.TRUMP:
+            self._call_trump(decision.trump)
+        elif isinstance(decision, Discard) and kind is DecisionKind.DISCARD:
+            self._check_discard(decision)
+            for card in decision.cards:
+                self._discard_one(card)
+        elif isinstance(decision, Give) and kind is DecisionKind.GIVE:
+            self._check_give(decision)
+            for leg_cards in decision.legs:
+                for card in leg_cards:
+                    self._pick_give(card)
+        else:
+            wanted = "nothing (the game is over)" if kind is None else f"a {kind.value} decision"
+            raise IllegalActionError(f"expected {wanted}, got {decision}")
+
+    def clone(self) -> GameState:
+        """An independent copy (for search); the copy's RNG continues the same sequence."""
+        other = GameState.__new__(GameState)
+        other.rules = self.rules
+        other.seed = self.seed
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other.first_dealer = self.first_dealer
+        other._deal_source = self._deal_source
+        other.scores = list(self.scores)
+        other.overtime = self.overtime
+        other.result = self.result
+        other.decisions = self.decisions
+        other.history = [h.copy() for h in self.history]
+        other.hand = other.history[-1]
+        other.hands = list(self.hands)
+        other._trick = list(self._trick)
+        other._led = self._led
+        other._trump_suit = self._trump_suit
+        other._picks = list(self._picks)
+        other._givers = list(self._givers)
+        legs_by_id = {id(a): b for a, b in zip(self.hand.legs, other.hand.legs, strict=True)}
+        other._giver_legs = [legs_by_id[id(x)] for x in self._giver_legs]
+        other._step_index = self._step_index
+        other.phase = self.phase
+        other.current_seat = self.current_seat
+        return other
+
+    # ------------------------------------------------------------------ play
+
+    def _play(self, card: Action) -> None:
+        seat = self.current_seat
+        hand = self.hands[seat]
+        if (card.__class__ is not Card and not isinstance(card, int)) or not 0 <= card < 52:
+            raise IllegalActionError(f"seat {seat} must play a card, not {card!r}")
+        bit = BIT[card]
+        if not hand & bit:
+            raise IllegalActionError(f"seat {seat} does not hold {CARDS[card]}")
+        trick = self._trick
+        if trick:
+            led = self._led
+            if _SUIT_OF[card] != led and hand & SUIT_MASK[led]:
+                raise IllegalActionError(
+                    f"seat {seat} must follow suit {'SHDC'[led]} and cannot play {CARDS[card]}"
+                )
+        else:
+            self._led = _SUIT_OF[card]
+        self.hands[seat] = hand ^ bit
+        trick.append(CARDS[card])
+        self.decisions += 1
+        if len(trick) < 3:
+            self.current_seat = (seat + 1) % 3
+            return
+        self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        trick = self._trick
+        leader = (self.current_seat + 1) % 3
+        trump = self._trump_suit
+        best = trick[0]
+        best_i = 0
+        for i in (1, 2):
+            card = trick[i]
+            suit = _SUIT_OF[card]
+            best_suit = _SUIT_OF[best]
+            if suit == best_suit:
+                if card > best:
+                    best, best_i = card, i
+            elif suit == trump:
+                best, best_i = card, i
+            # Any other suit can neither follow the best card nor trump it.
+        winner = (leader + best_i) % 3
+        hand = self.hand
+        hand.tricks.append(TrickLog(leader, (trick[0], trick[1], trick[2]), winner))
+        hand.tricks_won[winner] += 1
+        self._trick = []
+        if len(hand.tricks) == 16:
+            self._finish_hand()
+        else:
+            self.current_seat = winner
+
+    def _finish_hand(self) -> None:
+        hand = self.hand
+        won, contracts = hand.tricks_won, hand.contracts
+        deltas = (won[0] - contracts[0], won[1] - contracts[1], won[2] - contracts[2])
+        scores = self.scores
+        for seat in range(3):
+            scores[seat] += deltas[seat]
+        hand.deltas = deltas
+        hand.scores = (scores[0], scores[1], scores[2])
+        end = check_end(self.rules, scores, len(self.history), self.overtime)
+        self.overtime = end.overtime
+        if end.over:
+            assert end.reason is not None
+            self.phase = Phase.OVER
+            self.result = GameResult(end.winners, end.reason, hand.scores, len(self.history))
+            return
+        self._start_hand((hand.dealer + 1) % 3)
+
+    # ------------------------------------------------------------------ hand set-up
+
+    def _start_hand(self, dealer: Seat) -> None:
+        number = len(self.history) + 1
+        if self._deal_source is None:
+            deal, kitty = shuffled_deal(self._rng, dealer)
+        else:
+            deal, kitty = self._deal_source(number, dealer)
+        rules = self.rules
+        contracts = rules.contracts_for(dealer)
+        steps = rules.first_hand_steps
+        legs: tuple[Leg, ...] = ()
+        if number > 1:
+            previous = self.history[-1]
+            assert previous.deltas is not None
+            legs = plan_exchange(previous.deltas, contracts, rules.giver_priority)
+            steps = rules.later_hand_steps
+            if not legs:
+                exchange_steps = (Step.EXCHANGE, Step.GIVE, Step.RETURN)
+                steps = tuple(s for s in steps if s not in exchange_steps)
+        self.hand = HandLog(
+            number, dealer, contracts, deal, kitty, [LegLog(x) for x in legs], steps
+        )
+        self.history.append(self.hand)
+        self.hands = list(deal)
+        self._trump_suit = -1
+        self._trick = []
+        self._step_index = 0
+        self._advance()
+
+    def _advance(self) -> None:
+        """Run forced steps until a seat must decide or trick play starts."""
+        hand = self.hand
+        steps = hand.steps
+        while self._step_index < len(steps):
+            step = steps[self._step_index]
+            self._step_index += 1
+            if step is Step.TRUMP:
+                self.phase, self.current_seat = Phase.TRUMP, hand.dealer
+                return
+            if step is Step.KITTY:
+                self._take_kitty()
+                self.phase, self.current_seat = Phase.DISCARD, hand.dealer
+                return
+            if step is Step.EXCHANGE or step is Step.GIVE:
+                self._givers = list(dict.fromkeys(x.leg.giver for x in hand.legs))
+                self._next_giver()
+                return
+            if step is Step.RETURN:
+                self._resolve_split_returns()
+        leader = hand.dealer
+        if self.rules.first_leader is FirstLeader.LEFT_OF_DEALER:
+            leader = (leader + 1) % 3
+        self.phase, self.current_seat = Phase.PLAY, leader
+
+    def _take_kitty(self) -> None:
+        hand = self.hand
+        dealer = hand.dealer
+        self.hands[dealer] |= hand.kitty
+        hand.kitty_taken = True
+        if self.rules.dealer_show:
+            for log in hand.legs:
+                if log.leg.receiver == dealer and log.is_done:
+                    shown = shown_cards(hand.kitty, mask_of(log.returned))
+                    hand.shown.append((log.leg.giver, shown))
+
+    # ------------------------------------------------------------------ trump, discard
+
+    def _call_trump(self, trump: Action) -> None:
+        if not isinstance(trump, Trump):
+            raise IllegalActionError(f"the dealer must call a trump, not {trump!r}")
+        if trump is Trump.NT and not self.rules.allow_no_trump:
+            raise IllegalActionError(f"no trump is not allowed in {self.rules.name}")
+        self.hand.trump = trump
+        suit = trump.suit
+        self._trump_suit = -1 if suit is None else int(suit)
+        self.decisions += 1
+        self._advance()
+
+    def _discard_one(self, card: Action) -> None:
+        dealer = self.current_seat
+        if (card.__class__ is not Card and not isinstance(card, int)) or not 0 <= card < 52:
+            raise IllegalActionError(f"the dealer must discard a card, not {card!r}")
+        bit = BIT[card]
+        if not self.hands[dealer] & bit:
+            raise IllegalActionError(f"the dealer does not hold {CARDS[card]}")
+        self.hands[dealer] ^= bit
+        discards = self.hand.discards
+        discards.append(CARDS[card])
+        self.decisions += 1
+        if len(discards) == 4:
+            self._advance()
+
+    def _check_discard(self, decision: Discard) -> None:
+        cards = decision.cards
+        if len(cards) != 4 or len(set(cards)) != 4:
+            raise IllegalActionError(f"a discard is 4 distinct cards, got {len(cards)}")
+        held = self.hands[self.current_seat]
+        missing = [c for c in cards if not held & BIT[c]]
+        if missing or self.hand.discards:
+            raise IllegalActionError(
+                f"the dealer does not hold {' '.join(str(c) for c in missing)}"
+                if missing
+                else "a discard is already under way"
+            )
+
+    # ------------------------------------------------------------------ exchange
+
+    def _next_giver(self) -> None:
+        if not self._givers:
+            self._giver_legs = []
+            self._advance()
+            return
+        giver = self._givers.pop(0)
+        self._giver_legs = [x for x in self.hand.legs if x.leg.giver == giver]
+        self._picks = []
+        self.phase, self.current_seat = Phase.GIVE, giver
+
+    def _pick_give(self, card: Action) -> None:
+        giver = self.current_seat
+        if (card.__class__ is not Card and not isinstance(card, int)) or not 0 <= card < 52:
+            raise IllegalActionError(f"seat {giver} must give a card, not {card!r}")
+        card = CARDS[card]
+        if not self.hands[giver] & BIT[card]:
+            raise IllegalActionError(f"seat {giver} does not hold {card}")
+        if card in self._picks:
+            raise IllegalActionError(f"seat {giver} already gives {card}")
+        self._picks.append(card)
+        self.decisions += 1
+        if len(self._picks) == sum(x.leg.count for x in self._giver_legs):
+            self._complete_give()
+
+    def _check_give(self, decision: Give) -> None:
+        giver = self.current_seat
+        legs = self._giver_legs
+        if self._picks:
+            raise IllegalActionError("a give is already under way")
+        if len(decision.legs) != len(legs):
+            raise IllegalActionError(
+                f"seat {giver} gives on {len(legs)} leg(s), got {len(decision.legs)}"
+            )
+        for log, cards in zip(legs, decision.legs, strict=True):
+            if len(cards) != log.leg.count:
+                raise IllegalActionError(
+                    f"seat {giver} must give {log.leg.count} card(s) to seat {log.leg.receiver}, "
+                    f"got {len(cards)}"
+                )
+        every = [c for cards in decision.legs for c in cards]
+        if len(set(every)) != len(every):
+            raise IllegalActionError(f"seat {giver} names a card twice in its give")
+        missing = [c for c in every if not self.hands[giver] & BIT[c]]
+        if missing:
+            raise IllegalActionError(
+                f"seat {giver} does not hold {' '.join(str(c) for c in missing)}"
+            )
+
+    def _complete_give(self) -> None:
+        giver = self.current_seat
+        hands = self.hands
+        split = self.rules.uses_split_exchange
+        offset = 0
+        for log in self._giver_legs:
+            given = tuple(self._picks[offset : offset + log.leg.count])
+            offset += log.leg.count
+            log.given = given
+            given_mask = mask_of(given)
+            hands[giver] &= ~given_mask
+            if split:
+                hands[log.leg.receiver] |= given_mask
+                log.stage = _STAGE_GIVEN
+        if not split:
+            for log in self._giver_legs:
+                self._return(log, hands[log.leg.receiver])
+        self._picks = []
+        self._next_giver()
+
+    def _return(self, log: LegLog, receiver_hand: int) -> None:
+        """Resolve one leg against *receiver_hand* (which excludes this leg's given cards)."""
+        returned, new_receiver = resolve_leg(receiver_hand, mask_of(log.given))
+        leg = log.leg
+        self.hands[leg.receiver] = new_receiver
+        self.hands[leg.giver] |= returned
+        log.returned = cards_in(returned)
+        log.stage = _STAGE_RETURNED
+
+    def _resolve_split_returns(self) -> None:
+        """RETURN step: each leg computed exactly as in atomic mode (RULES.md 4.7, A11)."""
+        legs = self.hand.legs
+        for i, log in enumerate(legs):
+            receiver = log.leg.receiver
+            later = mask_of(c for x in legs[i + 1 :] if x.leg.receiver == receiver for c in x.given)
+            pool = self.hands[receiver] & ~mask_of(log.given) & ~later
+            self._return(log, pool)
+            self.hands[receiver] |= later
+
+
+def new_game(
+    rules: RuleSet,
+    seed: int,
+    *,
+    first_dealer: Seat | None = None,
+    deal_source: DealSource | None = None,
+) -> GameState:
+    """Start a game under *rules* with the shuffles of *seed*."""
+    return GameState(rules, seed, first_dealer=first_dealer, deal_source=deal_source)
+
+
+def fixed_deals(
+    deals: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[int]]],
+) -> DealSource:
+    """A deal source that serves the given deals in order: ``(seat0, seat1, seat2, kitty)``.
+
+    :raises ValueError: if a deal is not 3 x 16 + 4 distinct cards, or the game needs more
+        hands than were given.
+    """
+    masks: list[tuple[tuple[int, int, int], int]] = []
+    for i, (h0, h1, h2, kitty) in enumerate(deals, start=1):
+        parts = [mask_of(h0), mask_of(h1), mask_of(h2), mask_of(kitty)]
+        sizes = [len(h0), len(h1), len(h2), len(kitty)]
+        if sizes != [16, 16, 16, 4] or [p.bit_count() for p in parts] != sizes:
+            raise ValueError(f"hand {i}: a deal is 3 x 16 distinct cards and a 4-card kitty")
+        if parts[0] | parts[1] | parts[2] | parts[3] != FULL_DECK:
+            raise ValueError(f"hand {i}: the deal does not hold the 52 cards exactly once")
+        masks.append(((parts[0], parts[1], parts[2]), parts[3]))
+
+    def source(number: int, dealer: Seat) -> tuple[tuple[int, int, int], int]:
+        del dealer  # fixed deals already say which seat holds what
+        if number > len(masks):
+            raise ValueError(f"no deal given for hand {number}")
+        return masks[number - 1]
+
+    return source
+
+
+__all__ = [
+    "DealSource",
+    "EndReason",
+    "GameState",
+    "HandLog",
+    "IllegalActionError",
+    "LegLog",
+    "Phase",
+    "Seat",
+    "TrickLog",
+    "fixed_deals",
+    "new_game",
+    "shuffled_deal",
+]
