@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeAlias
 
-from arena.game.cards import Card, InvalidCardError, Trump, format_cards, parse_cards
+from arena.game.cards import Card, InvalidCardError, Trump, parse_cards
 
 
 class DecisionKind(Enum):
@@ -31,7 +31,7 @@ class Give:
     legs: tuple[tuple[Card, ...], ...]
 
     def __str__(self) -> str:
-        return "give " + " | ".join(format_cards(leg) for leg in self.legs)
+        return "give " + " | ".join(" ".join(str(c) for c in leg) for leg in self.legs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ class Discard:
     cards: tuple[Card, ...]
 
     def __str__(self) -> str:
-        return "discard " + format_cards(self.cards)
+        return "discard " + " ".join(str(c) for c in self.cards)
 
 
 @dataclass(frozen=True, slots=True)

@@ -180,7 +180,7 @@ def observe(state: GameState, seat: Seat) -> Observation:
     hand = state.hand
     dealer = hand.dealer
     over = state.phase is Phase.OVER
-    previous = state.history[-2] if len(state.history) > 1 else None
+    previous_deltas = hand.previous_deltas
 
     legs: list[LegView] = []
     for i, log in enumerate(hand.legs):
@@ -207,7 +207,7 @@ def observe(state: GameState, seat: Seat) -> Observation:
     to_act = None if over else state.current_seat
     pending = state.pending_picks if to_act == seat and state.phase is Phase.GIVE else ()
     completed = state.history if over else state.history[:-1]
-    scores = hand.scores if over and hand.scores is not None else _scores_before(state)
+    scores = hand.scores if over and hand.scores is not None else hand.scores_before
 
     return Observation(
         seat=seat,
@@ -217,8 +217,8 @@ def observe(state: GameState, seat: Seat) -> Observation:
         dealer=dealer,
         contracts=hand.contracts,
         scores=scores,
-        previous_tricks=None if previous is None else _triple(previous.tricks_won),
-        previous_deltas=None if previous is None else previous.deltas,
+        previous_tricks=None if previous_deltas is None else _previous_tricks(state),
+        previous_deltas=previous_deltas,
         dealt=cards_in(hand.deal[seat]),
         hand=cards_in(state.hands[seat]),
         exchange=tuple(legs),
@@ -256,12 +256,13 @@ def _request(state: GameState) -> Request:
     return Request(kind, cards_in(own & ~mask_of(state.pending_picks)), (), legs, 0)
 
 
-def _scores_before(state: GameState) -> tuple[int, int, int]:
-    if len(state.history) > 1:
-        scores = state.history[-2].scores
-        assert scores is not None
-        return scores
-    return (0, 0, 0)
+def _previous_tricks(state: GameState) -> tuple[int, int, int]:
+    """Tricks of the hand before, from its deltas and contracts (dealt by the seat to the right)."""
+    hand = state.hand
+    assert hand.previous_deltas is not None
+    contracts = state.rules.contracts_for((hand.dealer + 2) % 3)
+    d = hand.previous_deltas
+    return (d[0] + contracts[0], d[1] + contracts[1], d[2] + contracts[2])
 
 
 def _triple(values: list[int] | tuple[int, ...]) -> tuple[int, int, int]:

@@ -345,6 +345,8 @@ def replay_record(
 
     :raises RecordError: at the first step where the record is unreadable or breaks the rules.
     """
+    if not isinstance(record, Mapping):
+        raise RecordError("a record must be a JSON object", game=game or "?")
     label = game if game is not None else str(record.get("seed", "?"))
     try:
         return _Replay(record, label, verify_seed).run()

@@ -126,6 +126,10 @@ class HandLog:
     legs: list[LegLog]
     steps: tuple[Step, ...]
     """The pre-play steps this hand runs, exchange steps dropped when there is no exchange."""
+    scores_before: tuple[int, int, int]
+    """Cumulative scores when the hand starts."""
+    previous_deltas: tuple[int, int, int] | None
+    """Deltas of the hand before, which drive this hand's exchange (``None`` on hand 1)."""
     trump: Trump | None = None
     shown: list[tuple[Seat, int]] = field(default_factory=list)
     """Show events in leg order: (giver, mask of kitty cards shown to him)."""
@@ -147,6 +151,8 @@ class HandLog:
             self.kitty,
             [LegLog(x.leg, x.given, x.returned, x.stage) for x in self.legs],
             self.steps,
+            self.scores_before,
+            self.previous_deltas,
             self.trump,
             list(self.shown),
             list(self.discards),
@@ -156,6 +162,35 @@ class HandLog:
             self.deltas,
             self.scores,
         )
+
+
+def trick_winner(cards: Sequence[int], leader: Seat, trump_suit: int | None) -> Seat:
+    """Winner of a complete trick (RULES.md 1.6 rule 17): the highest trump if any was
+    played, else the highest card of the led suit. *cards* are in play order from *leader*.
+    """
+    best = cards[0]
+    best_i = 0
+    for i in (1, 2):
+        card = cards[i]
+        suit = _SUIT_OF[card]
+        if suit == _SUIT_OF[best]:
+            if card > best:
+                best, best_i = card, i
+        elif suit == trump_suit:
+            best, best_i = card, i
+        # Any other suit can neither follow the best card nor trump it.
+    return (leader + best_i) % 3
+
+
+def legal_play_mask(hand: int, led_suit: int | None) -> int:
+    """Cards of *hand* that may be played to a trick whose led suit is *led_suit*
+    (``None`` when leading): follow suit if able, otherwise anything (RULES.md 1.6).
+    """
+    if led_suit is not None:
+        follow = hand & SUIT_MASK[led_suit]
+        if follow:
+            return follow
+    return hand
 
 
 def shuffled_deal(rng: random.Random, dealer: Seat) -> tuple[tuple[int, int, int], int]:
@@ -251,7 +286,38 @@ class GameState:
         self._step_index = 0
         self.phase = Phase.OVER
         self.current_seat = first_dealer
-        self._start_hand(first_dealer)
+        self._start_hand(1, first_dealer, None)
+
+    @classmethod
+    def from_position(
+        cls,
+        rules: RuleSet,
+        *,
+        dealer: Seat,
+        deal: tuple[Sequence[int], Sequence[int], Sequence[int]],
+        kitty: Sequence[int],
+        previous_deltas: tuple[int, int, int] | None = None,
+        scores: tuple[int, int, int] = (0, 0, 0),
+        hands_played: int = 0,
+        seed: int = 0,
+    ) -> GameState:
+        """Start at the beginning of a hand, as if earlier hands had ended as given.
+
+        For worked examples, puzzles and tests: *previous_deltas* drive the exchange and
+        *scores* are the cumulative scores before this hand. Later hands are shuffled from
+        *seed*. The game's history holds only hands from this one on.
+
+        :raises ValueError: if the deal is not 3 x 16 + 4 distinct cards.
+        """
+        first = fixed_deals([(deal[0], deal[1], deal[2], kitty)])
+        state = cls.__new__(cls)
+        GameState.__init__(state, rules, seed, first_dealer=dealer, deal_source=first)
+        state._deal_source = None
+        if hands_played or previous_deltas is not None or scores != (0, 0, 0):
+            state.scores = list(scores)
+            state.history = []
+            state._start_hand(hands_played + 1, dealer, previous_deltas, first(1, dealer))
+        return state
 
     # ------------------------------------------------------------------ queries
 
@@ -263,7 +329,7 @@ class GameState:
     @property
     def hands_played(self) -> int:
         """Hands completed and scored."""
-        n = len(self.history)
+        n = self.hand.number
         return n if self.phase is Phase.OVER else n - 1
 
     @property
@@ -312,12 +378,8 @@ class GameState:
 
     def legal_plays_mask(self) -> int:
         """Mask of the cards the current seat may play (meaningful in the play phase)."""
-        hand = self.hands[self.current_seat]
-        if self._trick:
-            follow = hand & SUIT_MASK[self._led]
-            if follow:
-                return follow
-        return hand
+        led = self._led if self._trick else None
+        return legal_play_mask(self.hands[self.current_seat], led)
 
     # ------------------------------------------------------------------ actions
 
@@ -419,20 +481,7 @@ class GameState:
     def _finish_trick(self) -> None:
         trick = self._trick
         leader = (self.current_seat + 1) % 3
-        trump = self._trump_suit
-        best = trick[0]
-        best_i = 0
-        for i in (1, 2):
-            card = trick[i]
-            suit = _SUIT_OF[card]
-            best_suit = _SUIT_OF[best]
-            if suit == best_suit:
-                if card > best:
-                    best, best_i = card, i
-            elif suit == trump:
-                best, best_i = card, i
-            # Any other suit can neither follow the best card nor trump it.
-        winner = (leader + best_i) % 3
+        winner = trick_winner(trick, leader, self._trump_suit)
         hand = self.hand
         hand.tricks.append(TrickLog(leader, (trick[0], trick[1], trick[2]), winner))
         hand.tricks_won[winner] += 1
@@ -451,20 +500,27 @@ class GameState:
             scores[seat] += deltas[seat]
         hand.deltas = deltas
         hand.scores = (scores[0], scores[1], scores[2])
-        end = check_end(self.rules, scores, len(self.history), self.overtime)
+        end = check_end(self.rules, scores, hand.number, self.overtime)
         self.overtime = end.overtime
         if end.over:
             assert end.reason is not None
             self.phase = Phase.OVER
-            self.result = GameResult(end.winners, end.reason, hand.scores, len(self.history))
+            self.result = GameResult(end.winners, end.reason, hand.scores, hand.number)
             return
-        self._start_hand((hand.dealer + 1) % 3)
+        self._start_hand(hand.number + 1, (hand.dealer + 1) % 3, hand.deltas)
 
     # ------------------------------------------------------------------ hand set-up
 
-    def _start_hand(self, dealer: Seat) -> None:
-        number = len(self.history) + 1
-        if self._deal_source is None:
+    def _start_hand(
+        self,
+        number: int,
+        dealer: Seat,
+        previous_deltas: tuple[int, int, int] | None,
+        dealt: tuple[tuple[int, int, int], int] | None = None,
+    ) -> None:
+        if dealt is not None:
+            deal, kitty = dealt
+        elif self._deal_source is None:
             deal, kitty = shuffled_deal(self._rng, dealer)
         else:
             deal, kitty = self._deal_source(number, dealer)
@@ -472,16 +528,23 @@ class GameState:
         contracts = rules.contracts_for(dealer)
         steps = rules.first_hand_steps
         legs: tuple[Leg, ...] = ()
-        if number > 1:
-            previous = self.history[-1]
-            assert previous.deltas is not None
-            legs = plan_exchange(previous.deltas, contracts, rules.giver_priority)
+        if previous_deltas is not None:
+            legs = plan_exchange(previous_deltas, contracts, rules.giver_priority)
             steps = rules.later_hand_steps
             if not legs:
                 exchange_steps = (Step.EXCHANGE, Step.GIVE, Step.RETURN)
                 steps = tuple(s for s in steps if s not in exchange_steps)
+        scores = self.scores
         self.hand = HandLog(
-            number, dealer, contracts, deal, kitty, [LegLog(x) for x in legs], steps
+            number,
+            dealer,
+            contracts,
+            deal,
+            kitty,
+            [LegLog(x) for x in legs],
+            steps,
+            (scores[0], scores[1], scores[2]),
+            previous_deltas,
         )
         self.history.append(self.hand)
         self.hands = list(deal)

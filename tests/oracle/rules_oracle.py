@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 __all__ = [
     "DECK",
@@ -114,17 +114,17 @@ class RecordError(Exception):
         self.message = message
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """True for a JSON integer (``bool`` is an ``int`` subclass in Python, but not here)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_seat(value: object) -> bool:
+def is_seat(value: object) -> TypeGuard[int]:
     """True for a seat number 0, 1 or 2."""
-    return is_int(value) and 0 <= value < 3  # type: ignore[operator]
+    return is_int(value) and 0 <= value < 3
 
 
-def is_card(value: object) -> bool:
+def is_card(value: object) -> TypeGuard[str]:
     """True for a valid two-character card id such as ``"TS"``."""
     return isinstance(value, str) and value in DECK
 
@@ -208,7 +208,9 @@ class Rules:
 
 def _valid_first_steps(value: object) -> bool:
     """Hand 1 has only TRUMP and KITTY, each once, in either order (RULES.md 1.5)."""
-    return isinstance(value, list | tuple) and sorted(value) == ["KITTY", "TRUMP"]
+    if not isinstance(value, list | tuple) or not all(isinstance(s, str) for s in value):
+        return False
+    return sorted(value) == ["KITTY", "TRUMP"]
 
 
 def _valid_later_steps(value: object) -> bool:
@@ -220,9 +222,9 @@ def _valid_later_steps(value: object) -> bool:
         return False
     if set(steps) == {"TRUMP", "KITTY", "EXCHANGE"}:
         return True
-    return set(steps) == {"TRUMP", "KITTY", "GIVE", "RETURN"} and steps.index(
-        "GIVE"
-    ) < steps.index("RETURN")
+    return set(steps) == {"TRUMP", "KITTY", "GIVE", "RETURN"} and steps.index("GIVE") < steps.index(
+        "RETURN"
+    )
 
 
 _PARAMETER_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
@@ -243,9 +245,9 @@ _PARAMETER_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
     ),
     "exchange_mandatory": (lambda v: isinstance(v, bool), "a boolean"),
     "dealer_show": (lambda v: isinstance(v, bool), "a boolean"),
-    "target": (lambda v: is_int(v) and v > 0, "a positive integer"),  # type: ignore[operator]
+    "target": (lambda v: is_int(v) and v > 0, "a positive integer"),
     "negative_target": (
-        lambda v: v is None or (is_int(v) and v < 0),  # type: ignore[operator]
+        lambda v: v is None or (is_int(v) and v < 0),
         "null or a negative integer",
     ),
     "negative_role": (
@@ -257,7 +259,7 @@ _PARAMETER_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
         lambda v: v in ("extra_hands", "draw", "positive_side"),
         "extra_hands, draw or positive_side",
     ),
-    "max_hands": (lambda v: is_int(v) and v > 0, "a positive integer"),  # type: ignore[operator]
+    "max_hands": (lambda v: is_int(v) and v > 0, "a positive integer"),
     "first_dealer": (lambda v: v == "random" or is_seat(v), '"random" or a seat 0..2'),
 }
 
@@ -574,7 +576,9 @@ class _HandChecker:
 
     def report(self, where: str, message: str) -> None:
         """Record one discrepancy at ``where`` inside this hand."""
-        self.issues.append(f"{self.label}, {where}: {message}" if where else f"{self.label}: {message}")
+        self.issues.append(
+            f"{self.label}, {where}: {message}" if where else f"{self.label}: {message}"
+        )
 
     # -- the steps, in record order ------------------------------------------------
 
@@ -599,7 +603,7 @@ class _HandChecker:
             raise RecordError("", f"dealer is {dealer!r}, not a seat")
         if dealer != self.expected_dealer:
             self.report("", f"dealer is {dealer}, expected {self.expected_dealer}")
-        self.dealer = int(dealer)
+        self.dealer = dealer
         expected = contracts_for(self.dealer, self.rules.contracts)
         contracts = seat_ints(self.hand.get("contracts"))
         if contracts is None:
@@ -682,8 +686,8 @@ class _HandChecker:
             raise RecordError(where, f"giver {giver!r} / receiver {receiver!r} are not two seats")
         return _LegState(
             index=index,
-            giver=int(giver),  # type: ignore[arg-type]
-            receiver=int(receiver),  # type: ignore[arg-type]
+            giver=giver,
+            receiver=receiver,
             given=tuple(card_list(raw.get("given"), f"{where} given")),
             recorded_returned=tuple(card_list(raw.get("returned"), f"{where} returned")),
         )
@@ -723,7 +727,9 @@ class _HandChecker:
                 if card in handed:
                     raise RecordError(leg.where, f"{card} is given in two legs")
                 if card not in self.hands[giver]:
-                    raise RecordError(leg.where, f"seat {giver} gives {card}, which it does not hold")
+                    raise RecordError(
+                        leg.where, f"seat {giver} gives {card}, which it does not hold"
+                    )
                 handed.add(card)
         self.hands[giver] -= handed
         for leg in group:
@@ -735,7 +741,9 @@ class _HandChecker:
         hand = self.hands[leg.receiver]
         gone = [c for c in leg.given if c not in hand]
         if gone:
-            raise RecordError(leg.where, f"given cards {fmt_cards(gone)} left the receiver before the return")
+            raise RecordError(
+                leg.where, f"given cards {fmt_cards(gone)} left the receiver before the return"
+            )
         # Cards of later, still pending legs to the same receiver are not in his pool (4.7).
         later = {
             c
@@ -754,7 +762,9 @@ class _HandChecker:
             )
             pool = base | set(leg.given)
             if len(returned) != len(leg.given) or not set(returned) <= pool:
-                raise RecordError(leg.where, "the recorded return is impossible; hand not replayed further")
+                raise RecordError(
+                    leg.where, "the recorded return is impossible; hand not replayed further"
+                )
         hand -= set(returned)
         self.hands[leg.giver] |= set(returned)
         leg.returned = returned
@@ -769,7 +779,8 @@ class _HandChecker:
         not_held = [c for c in discards if c not in self.hands[self.dealer]]
         if not_held:
             raise RecordError(
-                "discards", f"dealer {self.dealer} discards {fmt_cards(not_held)}, not in his hand + kitty"
+                "discards",
+                f"dealer {self.dealer} discards {fmt_cards(not_held)}, not in his hand + kitty",
             )
         self.hands[self.dealer] -= set(discards)
 
@@ -809,9 +820,7 @@ class _HandChecker:
         if not isinstance(tricks, list) or len(tricks) != TRICKS_PER_HAND:
             count = len(tricks) if isinstance(tricks, list) else tricks
             raise RecordError("tricks", f"expected a list of 16 tricks, got {count!r}")
-        expected_leader = (
-            self.dealer if self.rules.first_leader == "dealer" else left(self.dealer)
-        )
+        expected_leader = self.dealer if self.rules.first_leader == "dealer" else left(self.dealer)
         for number, raw in enumerate(tricks, start=1):
             where = f"trick {number}"
             leader, cards, winner = _parse_trick(raw, where)
@@ -885,7 +894,7 @@ def _parse_trick(raw: object, where: str) -> tuple[int, list[str], int]:
     if not is_seat(leader) or not is_seat(winner):
         raise RecordError(where, f"leader {leader!r} / winner {winner!r} are not seats")
     cards = card_list(raw.get("cards"), where, 3)
-    return int(leader), cards, int(winner)  # type: ignore[arg-type]
+    return leader, cards, winner
 
 
 def check_hand(
@@ -915,7 +924,7 @@ def check_hand(
     dealer = mapping.get("dealer")
     return HandReport(
         issues=checker.issues,
-        dealer=int(dealer) if is_seat(dealer) else expected_dealer,  # type: ignore[arg-type]
+        dealer=dealer if is_seat(dealer) else expected_dealer,
         deltas=seat_ints(mapping.get("deltas")),
         scores=seat_ints(mapping.get("scores")),
     )
@@ -926,7 +935,9 @@ def check_hand(
 # ---------------------------------------------------------------------------
 
 
-def check_game_end(rules: Rules, scores_per_hand: Sequence[Seats3 | None], result: object) -> list[str]:
+def check_game_end(
+    rules: Rules, scores_per_hand: Sequence[Seats3 | None], result: object
+) -> list[str]:
     """The game must end exactly after the last recorded hand, with the right result (7)."""
     issues: list[str] = []
     count = len(scores_per_hand)
@@ -947,7 +958,9 @@ def check_game_end(rules: Rules, scores_per_hand: Sequence[Seats3 | None], resul
             decision = outcome
         overtime = outcome.overtime
     if decision is None:
-        issues.append(f"hand {count}: the game is not over after this hand, but the record ends here")
+        issues.append(
+            f"hand {count}: the game is not over after this hand, but the record ends here"
+        )
     return issues + _check_result(result, scores_per_hand, decision)
 
 
@@ -964,14 +977,18 @@ def _check_result(
     elif decision is not None and sorted(winners) != sorted(decision.winners):
         issues.append(f"result: winners {sorted(winners)}, expected {list(decision.winners)}")
     reason = result.get("reason")
-    if decision is not None and reason not in decision.reasons:
+    if not isinstance(reason, str):
+        issues.append(f"result: reason {reason!r} is not a string")
+    elif decision is not None and reason not in decision.reasons:
         issues.append(f"result: reason {reason!r}, expected {'/'.join(sorted(decision.reasons))}")
     scores = seat_ints(result.get("scores"))
     final = scores_per_hand[-1] if scores_per_hand else None
     if scores is None or (final is not None and scores != final):
         issues.append(f"result: scores {result.get('scores')!r}, expected {final and list(final)}")
     if result.get("hands_played") != len(scores_per_hand) or not is_int(result.get("hands_played")):
-        issues.append(f"result: hands_played {result.get('hands_played')!r}, expected {len(scores_per_hand)}")
+        issues.append(
+            f"result: hands_played {result.get('hands_played')!r}, expected {len(scores_per_hand)}"
+        )
     return issues
 
 
@@ -980,7 +997,8 @@ def _check_header(record: Mapping[str, Any]) -> list[str]:
     issues: list[str] = []
     if record.get("format") != FORMAT_ID:
         issues.append(f"record: format is {record.get('format')!r}, expected {FORMAT_ID!r}")
-    if record.get("ruleset") not in PRESET_IDS:
+    ruleset = record.get("ruleset")
+    if not isinstance(ruleset, str) or ruleset not in PRESET_IDS:
         issues.append(f"record: ruleset {record.get('ruleset')!r} is not a preset id or 'custom'")
     if not is_int(record.get("seed")):
         issues.append(f"record: seed {record.get('seed')!r} is not an integer")
@@ -1017,7 +1035,9 @@ def _check_record(record: object, issues: list[str]) -> None:
         issues.append("record: hands not checked: rules or first_dealer unusable")
         return
     if rules.first_dealer is not None and first_dealer != rules.first_dealer:
-        issues.append(f"record: first_dealer {first_dealer} differs from rules.first_dealer {rules.first_dealer}")
+        issues.append(
+            f"record: first_dealer {first_dealer} differs from rules.first_dealer {rules.first_dealer}"
+        )
     hands = record.get("hands")
     if not isinstance(hands, list) or not hands:
         issues.append(f"record: hands {hands!r} is not a non-empty list")
@@ -1025,7 +1045,7 @@ def _check_record(record: object, issues: list[str]) -> None:
     prev: PrevHand | None = None
     scores_per_hand: list[Seats3 | None] = []
     for index, hand in enumerate(hands):
-        report = check_hand(rules, hand, index, int(first_dealer), prev)  # type: ignore[arg-type]
+        report = check_hand(rules, hand, index, first_dealer, prev)
         issues.extend(report.issues)
         prev = PrevHand(report.dealer, report.deltas, report.scores)
         scores_per_hand.append(report.scores)
