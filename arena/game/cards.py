@@ -118,12 +118,13 @@ def _build_suit_tables() -> tuple[tuple[tuple[Card, ...], ...], ...]:
     return tuple(tables)
 
 
-_SUIT_TABLES: Final = _build_suit_tables()
+SUIT_TABLES: Final = _build_suit_tables()
+"""Per suit, the sorted cards of each 13-bit pattern of that suit."""
 
 
 def cards_in(mask: int) -> tuple[Card, ...]:
     """The cards of a mask, sorted by index."""
-    t = _SUIT_TABLES
+    t = SUIT_TABLES
     return (
         t[0][mask & 0x1FFF]
         + t[1][(mask >> 13) & 0x1FFF]
@@ -134,7 +135,7 @@ def cards_in(mask: int) -> tuple[Card, ...]:
 
 def cards_of_suit(mask: int, suit: int) -> tuple[Card, ...]:
     """The cards of *mask* in one suit, sorted by rank."""
-    return _SUIT_TABLES[suit][(mask >> (13 * suit)) & 0x1FFF]
+    return SUIT_TABLES[suit][(mask >> (13 * suit)) & 0x1FFF]
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from arena.game.actions import (
     Action,
@@ -38,11 +38,11 @@ from arena.game.cards import (
     CARDS,
     FULL_DECK,
     SUIT_MASK,
+    SUIT_TABLES,
     TRUMP_ORDER,
     Card,
     Trump,
     cards_in,
-    cards_of_suit,
     mask_of,
 )
 from arena.game.ending import EndReason, GameResult, check_end
@@ -77,6 +77,28 @@ _DECISION_OF_PHASE = {
     Phase.PLAY: DecisionKind.PLAY,
 }
 _SUIT_OF = tuple(c // 13 for c in range(52))
+_BIT = BIT
+_SUIT_MASK = SUIT_MASK
+_SHIFT = (0, 13, 26, 39)
+_LEFT = (1, 2, 0)
+_PLAY = Phase.PLAY
+
+
+def _is_card_index(value: object) -> bool:
+    """True for a plain int naming a card (RL users may pass action ids as ints)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 52
+
+
+def _as_card(action: Action, who: str, verb: str) -> Card:
+    """The card an action names.
+
+    :raises IllegalActionError: if it names none.
+    """
+    if action.__class__ is not Card and not _is_card_index(action):
+        raise IllegalActionError(f"{who} must {verb} a card, not {action!r}")
+    return CARDS[action]  # type: ignore[index]  # checked just above
+
+
 _STAGE_PLANNED, _STAGE_GIVEN, _STAGE_RETURNED = 0, 1, 2
 
 
@@ -103,9 +125,8 @@ class LegLog:
         return self.stage == _STAGE_RETURNED
 
 
-@dataclass(frozen=True, slots=True)
-class TrickLog:
-    """A completed trick."""
+class TrickLog(NamedTuple):
+    """A completed trick (a named tuple: millions are made in playouts)."""
 
     leader: Seat
     cards: tuple[Card, Card, Card]
@@ -223,6 +244,7 @@ class GameState:
         "hand",
         "hands",
         "history",
+        "is_over",
         "overtime",
         "phase",
         "result",
@@ -235,6 +257,8 @@ class GameState:
     seed: int
     first_dealer: Seat
     phase: Phase
+    is_over: bool
+    """True once the game has ended (kept as an attribute: playout loops test it per step)."""
     current_seat: Seat
     """Seat to act (meaningless once the game is over)."""
     hands: list[int]
@@ -285,6 +309,7 @@ class GameState:
         self._giver_legs: list[LegLog] = []
         self._step_index = 0
         self.phase = Phase.OVER
+        self.is_over = False
         self.current_seat = first_dealer
         self._start_hand(1, first_dealer, None)
 
@@ -322,11 +347,6 @@ class GameState:
     # ------------------------------------------------------------------ queries
 
     @property
-    def is_over(self) -> bool:
-        """True once the game has ended."""
-        return self.phase is Phase.OVER
-
-    @property
     def hands_played(self) -> int:
         """Hands completed and scored."""
         n = self.hand.number
@@ -360,13 +380,13 @@ class GameState:
     def legal_actions(self) -> tuple[Action, ...]:
         """Legal step-level actions of the current seat, in sorted order (cards by index)."""
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             hand = self.hands[self.current_seat]
             if self._trick:
                 led = self._led
-                follow = hand & SUIT_MASK[led]
+                follow = (hand >> _SHIFT[led]) & 0x1FFF
                 if follow:
-                    return cards_of_suit(follow, led)
+                    return SUIT_TABLES[led][follow]
             return cards_in(hand)
         if phase is Phase.DISCARD:
             return cards_in(self.hands[self.current_seat])
@@ -388,10 +408,38 @@ class GameState:
 
         :raises IllegalActionError: if the action is not legal; the state is then unchanged.
         """
+        if self.phase is not _PLAY:
+            self._apply_other(action)
+            return
+        # Card play is inlined here: it is the hot path of every playout.
+        seat = self.current_seat
+        hand = self.hands[seat]
+        if action.__class__ is not Card and not _is_card_index(action):
+            raise IllegalActionError(f"seat {seat} must play a card, not {action!r}")
+        # mypy cannot see the check above narrow Card | Trump to a card index.
+        bit = _BIT[action]  # type: ignore[index]
+        if not hand & bit:
+            raise IllegalActionError(f"seat {seat} does not hold {CARDS[action]}")  # type: ignore[index]
+        trick = self._trick
+        if trick:
+            led = self._led
+            if _SUIT_OF[action] != led and hand & _SUIT_MASK[led]:  # type: ignore[index]
+                raise IllegalActionError(
+                    f"seat {seat} must follow suit {'SHDC'[led]} and cannot play {CARDS[action]}"  # type: ignore[index]
+                )
+        else:
+            self._led = _SUIT_OF[action]  # type: ignore[index]
+        self.hands[seat] = hand ^ bit
+        trick.append(CARDS[action])  # type: ignore[index]
+        self.decisions += 1
+        if len(trick) < 3:
+            self.current_seat = _LEFT[seat]
+        else:
+            self._finish_trick()
+
+    def _apply_other(self, action: Action) -> None:
         phase = self.phase
-        if phase is Phase.PLAY:
-            self._play(action)
-        elif phase is Phase.GIVE:
+        if phase is Phase.GIVE:
             self._pick_give(action)
         elif phase is Phase.DISCARD:
             self._discard_one(action)
@@ -407,7 +455,7 @@ class GameState:
         """
         kind = self.decision_kind
         if isinstance(decision, Play) and kind is DecisionKind.PLAY:
-            self._play(decision.card)
+            self.apply(decision.card)
         elif isinstance(decision, CallTrump) and kind is DecisionKind.TRUMP:
             self._call_trump(decision.trump)
         elif isinstance(decision, Discard) and kind is DecisionKind.DISCARD:
@@ -448,35 +496,11 @@ class GameState:
         other._giver_legs = [legs_by_id[id(x)] for x in self._giver_legs]
         other._step_index = self._step_index
         other.phase = self.phase
+        other.is_over = self.is_over
         other.current_seat = self.current_seat
         return other
 
     # ------------------------------------------------------------------ play
-
-    def _play(self, card: Action) -> None:
-        seat = self.current_seat
-        hand = self.hands[seat]
-        if (card.__class__ is not Card and not isinstance(card, int)) or not 0 <= card < 52:
-            raise IllegalActionError(f"seat {seat} must play a card, not {card!r}")
-        bit = BIT[card]
-        if not hand & bit:
-            raise IllegalActionError(f"seat {seat} does not hold {CARDS[card]}")
-        trick = self._trick
-        if trick:
-            led = self._led
-            if _SUIT_OF[card] != led and hand & SUIT_MASK[led]:
-                raise IllegalActionError(
-                    f"seat {seat} must follow suit {'SHDC'[led]} and cannot play {CARDS[card]}"
-                )
-        else:
-            self._led = _SUIT_OF[card]
-        self.hands[seat] = hand ^ bit
-        trick.append(CARDS[card])
-        self.decisions += 1
-        if len(trick) < 3:
-            self.current_seat = (seat + 1) % 3
-            return
-        self._finish_trick()
 
     def _finish_trick(self) -> None:
         trick = self._trick
@@ -505,6 +529,7 @@ class GameState:
         if end.over:
             assert end.reason is not None
             self.phase = Phase.OVER
+            self.is_over = True
             self.result = GameResult(end.winners, end.reason, hand.scores, hand.number)
             return
         self._start_hand(hand.number + 1, (hand.dealer + 1) % 3, hand.deltas)
@@ -602,16 +627,15 @@ class GameState:
         self.decisions += 1
         self._advance()
 
-    def _discard_one(self, card: Action) -> None:
+    def _discard_one(self, action: Action) -> None:
         dealer = self.current_seat
-        if (card.__class__ is not Card and not isinstance(card, int)) or not 0 <= card < 52:
-            raise IllegalActionError(f"the dealer must discard a card, not {card!r}")
+        card = _as_card(action, "the dealer", "discard")
         bit = BIT[card]
         if not self.hands[dealer] & bit:
-            raise IllegalActionError(f"the dealer does not hold {CARDS[card]}")
+            raise IllegalActionError(f"the dealer does not hold {card}")
         self.hands[dealer] ^= bit
         discards = self.hand.discards
-        discards.append(CARDS[card])
+        discards.append(card)
         self.decisions += 1
         if len(discards) == 4:
             self._advance()
@@ -641,11 +665,9 @@ class GameState:
         self._picks = []
         self.phase, self.current_seat = Phase.GIVE, giver
 
-    def _pick_give(self, card: Action) -> None:
+    def _pick_give(self, action: Action) -> None:
         giver = self.current_seat
-        if (card.__class__ is not Card and not isinstance(card, int)) or not 0 <= card < 52:
-            raise IllegalActionError(f"seat {giver} must give a card, not {card!r}")
-        card = CARDS[card]
+        card = _as_card(action, f"seat {giver}", "give")
         if not self.hands[giver] & BIT[card]:
             raise IllegalActionError(f"seat {giver} does not hold {card}")
         if card in self._picks:

@@ -9,6 +9,7 @@ be identical. A deliberately leaky observer is caught by the same check, so it c
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from typing import Any
@@ -112,7 +113,7 @@ def find_leak(
                         if len(unknown) < 2:
                             break
                         a, b = rng.sample(unknown, 2)
-                        swapped = deals[:-1] + [_swap(deals[-1], a, b)]
+                        swapped = [*deals[:-1], _swap(deals[-1], a, b)]
                         world = _replay(state, actions, swapped)
                         if world is None or knowledge(world, seat) != mine:
                             continue
@@ -137,8 +138,6 @@ def _leaky(state: GameState, seat: int) -> Observation:
     """An observer with a classic bug: everyone sees the kitty once it is taken."""
     obs = observe(state, seat)
     if state.hand.kitty_taken:
-        import dataclasses
-
         return dataclasses.replace(obs, kitty=cards_in(state.hand.kitty))
     return obs
 

@@ -21,8 +21,8 @@ from arena.game import (
     observe,
     parse_decision,
 )
-from arena.game.record import game_record
 from arena.game.policies import GreedyPolicy, RandomPolicy
+from arena.game.record import game_record
 
 
 def _snapshot(state: GameState) -> object:
