@@ -1,0 +1,437 @@
+"""Playing games between three seats through the referee.
+
+A seat is a bot process (a :class:`BotManifest`), a remote bot that dials in over TCP
+(:class:`RemoteSeat`), or a built-in policy run by the referee itself
+(:class:`PolicySeat`, for opponents in ``arena bot check``). The referee alone holds the
+game state; a bot only ever receives ``observe(state, seat)``.
+
+On a bot's first fault in a game, the autopilot (:class:`GreedyPolicy`) plays its seat to
+the end of that game, so the other two seats' game completes and counts; the bot process
+is stopped and started again for the next game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from arena import __version__
+from arena.game import GameState, IllegalActionError, RuleSet, observe
+from arena.game.actions import Decision
+from arena.game.policies import GreedyPolicy, Policy
+from arena.game.record import game_record
+from arena.protocol import convert
+from arena.referee.errors import BotError, BotIllegalAction, BotProtocolError, BotStartupError
+from arena.referee.manifest import BotManifest
+from arena.referee.process import DEFAULT_LOG_CAP, BotProcess, LogCapture, bot_environment
+from arena.referee.server import RefereeServer, Session
+from arena.referee.timecontrol import Clock, TimeControl
+from arena.v1 import arena_pb2 as pb
+
+LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RemoteSeat:
+    """A bot that connects by itself over TCP, e.g. from its author's machine."""
+
+    name: str = "remote"
+
+
+@dataclass(frozen=True)
+class PolicySeat:
+    """A built-in policy played by the referee (no process, no network)."""
+
+    policy: Policy
+
+    @property
+    def label(self) -> str:
+        """``name@builtin``."""
+        return f"{self.policy.name}@builtin"
+
+
+SeatSpec: TypeAlias = BotManifest | RemoteSeat | PolicySeat
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """What to play and under which limits."""
+
+    rules: RuleSet
+    games: int
+    seed: int
+    time_control: TimeControl = field(default_factory=TimeControl)
+    log_cap: int = DEFAULT_LOG_CAP
+    """Bytes of stdout+stderr kept per bot per match."""
+    fresh_process_per_game: bool = False
+    """Start every bot anew for every game (tournaments: no memory between seatings)."""
+    listen: str | None = None
+    """``host:port`` to accept remote bots over TCP; ``None``: a private unix socket only."""
+    stop_grace_s: float = 1.0
+    """How long a bot may take to exit after MatchEnd before it is killed."""
+    first_dealers: tuple[int, ...] | None = None
+    """First dealer of game *i* is ``first_dealers[i % len]``; default: rotate 0, 1, 2."""
+
+
+@dataclass
+class SeatStats:
+    """One seat's totals over a match."""
+
+    label: str
+    score: int = 0
+    wins: int = 0
+    draws: int = 0
+    faults: int = 0
+    decision_ms: list[float] = field(default_factory=list)
+
+    @property
+    def mean_ms(self) -> float:
+        """Mean decision time (bot seats only)."""
+        return sum(self.decision_ms) / len(self.decision_ms) if self.decision_ms else 0.0
+
+    @property
+    def p99_ms(self) -> float:
+        """99th percentile decision time (nearest rank)."""
+        if not self.decision_ms:
+            return 0.0
+        ordered = sorted(self.decision_ms)
+        return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+@dataclass
+class MatchResult:
+    """Every game record of a match, and per-seat totals."""
+
+    records: list[dict[str, Any]]
+    stats: list[SeatStats]
+
+
+class _SeatRunner:
+    """One seat's bot across the games of a match: start, restart, ask, stop."""
+
+    def __init__(self, seat: int, spec: SeatSpec, config: MatchConfig) -> None:
+        self.seat = seat
+        self.spec = spec
+        self.config = config
+        self.logs = LogCapture(cap=config.log_cap)
+        self.process: BotProcess | None = None
+        self.session: Session | None = None
+        self.healthy = False
+        self.remote_label: str | None = None
+
+    @property
+    def label(self) -> str:
+        if isinstance(self.spec, BotManifest):
+            return self.spec.label
+        if isinstance(self.spec, PolicySeat):
+            return self.spec.label
+        return self.remote_label or f"{self.spec.name}@remote"
+
+    @property
+    def is_bot(self) -> bool:
+        return not isinstance(self.spec, PolicySeat)
+
+    async def ensure_started(self, server: RefereeServer, welcome: pb.Welcome) -> None:
+        """Make sure a healthy bot is connected to this seat.
+
+        :raises BotStartupError: if it cannot be started or does not connect in time.
+        """
+        if not self.is_bot or (
+            self.healthy and self.session is not None and not self.session.closed
+        ):
+            return
+        await self.stop(kill=True)
+        session = server.service.open_session(self.seat, welcome)
+        self.session = session
+        limit_s = self.config.time_control.startup_ms / 1000
+        if isinstance(self.spec, RemoteSeat):
+            print(  # the organiser passes these to the remote author
+                f"seat {self.seat}: waiting {limit_s:.0f} s for a remote bot: "
+                f"ARENA_ADDRESS={server.address} ARENA_TOKEN={session.token}",
+                file=sys.stderr,
+                flush=True,
+            )
+            waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(session.connected.wait())]
+        else:
+            assert isinstance(self.spec, BotManifest)
+            env = bot_environment(server.address, session.token)
+            try:
+                self.process = await BotProcess.start(self.spec, env, self.logs)
+            except OSError as exc:
+                server.service.forget(session)
+                raise BotStartupError(
+                    f"cannot start {' '.join(self.spec.run)!r}: {exc.strerror or exc}"
+                ) from None
+            waiters = [
+                asyncio.ensure_future(session.connected.wait()),
+                asyncio.ensure_future(self.process.wait_exit()),
+            ]
+        done, pending = await asyncio.wait(
+            waiters, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
+        )
+        for waiter in pending:
+            waiter.cancel()
+        if not session.connected.is_set():
+            server.service.forget(session)
+            if self.process is not None and self.process.exited:
+                code = self.process.process.returncode
+                raise BotStartupError(f"exited with code {code} before connecting")
+            raise BotStartupError(f"did not connect within {limit_s * 1000:.0f} ms")
+        if not session.inbox.empty() and session.closed:
+            item = session.inbox.get_nowait()
+            raise item if isinstance(item, BotError) else BotProtocolError("refused at hello")
+        if isinstance(self.spec, RemoteSeat) and session.hello is not None:
+            self.remote_label = f"{session.hello.bot_name}@{session.hello.bot_version}"
+        self.healthy = True
+
+    async def stop(self, *, kill: bool = False) -> None:
+        """End the session and the process (asked nicely unless *kill*)."""
+        if self.session is not None:
+            self.session.close()
+        if self.process is not None:
+            if kill:
+                self.process.kill_now()
+            await self.process.stop(0 if kill else self.config.stop_grace_s)
+            self.process = None
+        self.healthy = False
+
+    async def after_fault(self, error: BotError) -> str:
+        """Stop a bot that faulted; the tail of its stderr for the record."""
+        self.healthy = False
+        if self.session is not None:
+            self.session.close()
+        if self.process is not None:
+            if error.kind.value == "crash":
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.process.wait_exit(), 1.0)
+            await self.stop(kill=True)
+        return self.logs.tail()
+
+
+class Match:
+    """A match of several games between three seats, refereed over gRPC."""
+
+    def __init__(self, seats: Sequence[SeatSpec], config: MatchConfig) -> None:
+        if len(seats) != 3:
+            raise ValueError(f"a match needs 3 seats, got {len(seats)}")
+        if config.listen is None and any(isinstance(s, RemoteSeat) for s in seats):
+            raise ValueError("a remote seat needs a TCP listen address (--listen HOST:PORT)")
+        self.config = config
+        self.match_id = secrets.token_hex(6)
+        self.runners = [_SeatRunner(i, spec, config) for i, spec in enumerate(seats)]
+        self.autopilot = GreedyPolicy()
+
+    async def run(self, on_game: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
+        """Play every game; always stops every bot and the server, whatever happens."""
+        server = RefereeServer()
+        socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
+        try:
+            await server.start(self.config.listen or f"unix:{socket_dir}/referee.sock")
+            stats = [SeatStats(r.label) for r in self.runners]
+            records: list[dict[str, Any]] = []
+            for index in range(self.config.games):
+                record = await self._play_game(server, index, stats)
+                records.append(record)
+                if on_game is not None:
+                    on_game(record)
+            for runner, seat_stats in zip(self.runners, stats, strict=True):
+                seat_stats.label = runner.label
+            return MatchResult(records, stats)
+        finally:
+            await self._shutdown(server)
+            shutil.rmtree(socket_dir, ignore_errors=True)
+
+    async def _shutdown(self, server: RefereeServer) -> None:
+        end = pb.RefereeMessage(
+            match_end=pb.MatchEnd(games_played=self.config.games, reason="completed")
+        )
+        for runner in self.runners:
+            if runner.session is not None:
+                runner.session.send(end)
+        await asyncio.gather(*(r.stop() for r in self.runners), return_exceptions=True)
+        await server.stop(0.5)
+
+    def _welcome(self, seat: int) -> pb.Welcome:
+        tc = self.config.time_control
+        return convert.welcome_to_proto(
+            convert.Welcome(
+                seat=seat,
+                match_id=self.match_id,
+                games_in_match=self.config.games,
+                time_control=convert.TimeControl(tc.decision_ms, tc.bank_ms),
+                referee_version=__version__,
+            )
+        )
+
+    async def _play_game(
+        self, server: RefereeServer, index: int, stats: list[SeatStats]
+    ) -> dict[str, Any]:
+        config = self.config
+        seed = config.seed + index
+        dealers = config.first_dealers or (0, 1, 2)
+        state = GameState(config.rules, seed, first_dealer=dealers[index % len(dealers)])
+        game_id = f"{self.match_id}-{index + 1}"
+        faults: list[dict[str, Any]] = []
+        autopilot = [False, False, False]
+        for runner in self.runners:
+            if config.fresh_process_per_game and runner.healthy:
+                await runner.stop()
+            try:
+                await runner.ensure_started(server, self._welcome(runner.seat))
+            except BotError as error:
+                faults.append(self._fault(runner.seat, 0, "startup", error, runner.logs.tail()))
+                autopilot[runner.seat] = True
+                await runner.stop(kill=True)
+        labels = [r.label for r in self.runners]
+        self._broadcast(state, game_id, index, labels, autopilot)
+        clocks = [Clock(config.time_control) for _ in range(3)]
+        times: list[list[float]] = [[], [], []]
+        while not state.is_over:
+            seat = state.current_seat
+            hand = state.hand
+            runner = self.runners[seat]
+            if autopilot[seat] or not runner.is_bot:
+                policy = (
+                    runner.spec.policy if isinstance(runner.spec, PolicySeat) else self.autopilot
+                )
+                state.apply_decision(policy.act(observe(state, seat)))
+            else:
+                try:
+                    decision, elapsed = await self._ask(runner, state, clocks[seat])
+                    times[seat].append(round(elapsed * 1000, 3))
+                    try:
+                        state.apply_decision(decision)
+                    except IllegalActionError as exc:
+                        raise BotIllegalAction(str(exc)) from None
+                except BotError as error:
+                    kind = state.decision_kind
+                    tail = await runner.after_fault(error)
+                    fault = self._fault(
+                        seat, hand.number, kind.value if kind else "play", error, tail
+                    )
+                    faults.append(fault)
+                    autopilot[seat] = True
+                    state.apply_decision(self.autopilot.act(observe(state, seat)))
+            if hand.scores is not None:
+                self._send_all(
+                    autopilot,
+                    pb.RefereeMessage(
+                        hand_end=convert.hand_end_to_proto(convert.hand_end_from_log(hand))
+                    ),
+                )
+        assert state.result is not None
+        # A seat that faulted is no longer connected, so GameEnd never carries faults here.
+        self._send_all(
+            autopilot,
+            pb.RefereeMessage(
+                game_end=pb.GameEnd(
+                    game_id=game_id, result=convert.game_result_to_proto(state.result)
+                )
+            ),
+        )
+        self._tally(state, stats, faults, times)
+        logs = [r.logs.take_new() if r.is_bot else None for r in self.runners]
+        extra = {
+            "game_id": game_id,
+            "match_id": self.match_id,
+            "time_control": str(config.time_control),
+            "timings": {"decision_ms": times},
+            "bot_logs": logs,
+            "referee": f"arena {__version__}",
+        }
+        return game_record(state, labels, faults, extra)
+
+    def _broadcast(
+        self, state: GameState, game_id: str, index: int, labels: list[str], autopilot: list[bool]
+    ) -> None:
+        tc = self.config.time_control
+        for runner in self.runners:
+            if runner.session is None or autopilot[runner.seat]:
+                continue
+            start = convert.GameStart(
+                game_id=game_id,
+                game_number=index + 1,
+                games_in_match=self.config.games,
+                rules=state.rules,
+                seat=runner.seat,
+                first_dealer=state.first_dealer,
+                players=(labels[0], labels[1], labels[2]),
+                time_control=convert.TimeControl(tc.decision_ms, tc.bank_ms),
+            )
+            runner.session.send(pb.RefereeMessage(game_start=convert.game_start_to_proto(start)))
+
+    def _send_all(self, autopilot: list[bool], message: pb.RefereeMessage) -> None:
+        for runner in self.runners:
+            if runner.session is not None and runner.healthy and not autopilot[runner.seat]:
+                runner.session.send(message)
+
+    async def _ask(
+        self, runner: _SeatRunner, state: GameState, clock: Clock
+    ) -> tuple[Decision, float]:
+        assert runner.session is not None
+        obs = observe(state, runner.seat)
+        request = convert.request_to_proto(
+            obs, 0, self.config.time_control.decision_ms, int(clock.bank_ms)
+        )
+        start = time.perf_counter()
+        reply, _ = await runner.session.ask(request, clock.deadline_ms / 1000)
+        elapsed = time.perf_counter() - start
+        clock.charge(elapsed * 1000)
+        try:
+            return convert.decision_from_proto(reply), elapsed
+        except convert.ProtocolError as exc:
+            raise BotProtocolError(f"malformed answer: {exc}") from None
+
+    @staticmethod
+    def _fault(seat: int, hand: int, decision: str, error: BotError, tail: str) -> dict[str, Any]:
+        detail = str(error).splitlines()[0] if str(error) else error.kind.value
+        LOGGER.info("seat %d fault %s: %s", seat, error.kind.value, detail)
+        return {
+            "seat": seat,
+            "hand": hand,
+            "decision": decision,
+            "kind": error.kind.value,
+            "detail": detail,
+            "autopilot": True,
+            "stderr_tail": tail,
+        }
+
+    @staticmethod
+    def _tally(
+        state: GameState,
+        stats: list[SeatStats],
+        faults: list[dict[str, Any]],
+        times: list[list[float]],
+    ) -> None:
+        result = state.result
+        assert result is not None
+        for seat in range(3):
+            stats[seat].score += result.scores[seat]
+            stats[seat].decision_ms.extend(times[seat])
+            if seat in result.winners:
+                if result.is_draw:
+                    stats[seat].draws += 1
+                else:
+                    stats[seat].wins += 1
+        for fault in faults:
+            stats[fault["seat"]].faults += 1
+
+
+async def play_match(
+    seats: Sequence[SeatSpec],
+    config: MatchConfig,
+    on_game: Callable[[dict[str, Any]], None] | None = None,
+) -> MatchResult:
+    """Play a match (see :class:`Match`)."""
+    return await Match(seats, config).run(on_game)

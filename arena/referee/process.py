@@ -1,0 +1,189 @@
+"""One bot process: started alone in its own session, logged with a cap, stopped for sure.
+
+No bot code ever runs in the referee's process. A bot gets a clean environment holding
+only what it needs to reach the referee, its own process group (so stopping it stops
+everything it started), and its output is captured up to a cap so a flood cannot eat
+the referee's memory. If the referee dies, the kernel kills the bot (parent-death signal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import sys
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.referee.manifest import BotManifest
+
+LOGGER = logging.getLogger(__name__)
+
+DEFAULT_LOG_CAP = 64 * 1024
+STDERR_TAIL = 600
+
+
+def die_with_parent_prefix() -> tuple[str, ...]:
+    """A command prefix that makes the kernel SIGKILL the bot if the referee dies.
+
+    util-linux ``setpriv --pdeathsig`` sets the parent-death signal and execs the bot.
+    Doing it with ``preexec_fn`` instead would run Python between fork and exec while
+    gRPC's threads run, which can crash the child.
+    """
+    setpriv = shutil.which("setpriv")
+    return (setpriv, "--pdeathsig", "KILL", "--") if setpriv else ()
+
+
+def bot_environment(
+    address: str, token: str, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The whole environment of a bot: how to reach the referee and a minimal PATH.
+
+    The arena's own interpreter directory comes first on PATH so that ``python`` in a
+    manifest is the interpreter that has the SDK and grpcio installed.
+    """
+    interpreter_dir = str(Path(sys.executable).parent)
+    env = {
+        "ARENA_ADDRESS": address,
+        "ARENA_TOKEN": token,
+        "PATH": f"{interpreter_dir}:/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    if extra:
+        env.update(extra)
+    return env
+
+
+@dataclass
+class LogCapture:
+    """A bot's stdout and stderr, kept up to a byte cap per match, plus the stderr tail."""
+
+    cap: int = DEFAULT_LOG_CAP
+    kept: int = 0
+    dropped: int = 0
+    chunks: list[tuple[str, bytes]] = field(default_factory=list)
+    stderr_tail: deque[int] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL))
+    _cursor: int = 0
+
+    def add(self, stream: str, data: bytes) -> None:
+        """Keep *data* while under the cap; count what is dropped."""
+        if stream == "stderr":
+            self.stderr_tail.extend(data)
+        room = self.cap - self.kept
+        if room <= 0:
+            self.dropped += len(data)
+            return
+        part = data[:room]
+        self.chunks.append((stream, part))
+        self.kept += len(part)
+        self.dropped += len(data) - len(part)
+
+    def take_new(self) -> dict[str, str | int]:
+        """Output captured since the last call, per stream, as text (kept with each game)."""
+        new = self.chunks[self._cursor :]
+        self._cursor = len(self.chunks)
+        out: dict[str, str | int] = {
+            name: b"".join(d for s, d in new if s == name).decode("utf-8", "replace")
+            for name in ("stdout", "stderr")
+        }
+        out["dropped_bytes"] = self.dropped
+        return out
+
+    def tail(self) -> str:
+        """The last few hundred characters of stderr, on one line."""
+        text = bytes(self.stderr_tail).decode("utf-8", "replace")
+        return " | ".join(line for line in text.splitlines() if line.strip())[-300:]
+
+
+class BotProcess:
+    """A running (or finished) bot process."""
+
+    def __init__(
+        self, manifest: BotManifest, process: asyncio.subprocess.Process, logs: LogCapture
+    ) -> None:
+        self.manifest = manifest
+        self.process = process
+        self.logs = logs
+        self._readers = [
+            asyncio.create_task(self._pump("stdout", process.stdout)),
+            asyncio.create_task(self._pump("stderr", process.stderr)),
+        ]
+
+    @classmethod
+    async def start(
+        cls,
+        manifest: BotManifest,
+        env: Mapping[str, str],
+        logs: LogCapture,
+        cwd: Path | None = None,
+    ) -> BotProcess:
+        """Start the bot's run command in its own session.
+
+        :raises OSError: if the command cannot be started (missing executable, ...).
+        """
+        process = await asyncio.create_subprocess_exec(
+            *die_with_parent_prefix(),
+            *manifest.run,
+            cwd=str(cwd or manifest.directory),
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        LOGGER.debug("started %s as pid %d", manifest.label, process.pid)
+        return cls(manifest, process, logs)
+
+    @property
+    def pid(self) -> int:
+        """The process id (also its process group id)."""
+        return self.process.pid
+
+    @property
+    def exited(self) -> bool:
+        """True once the process has exited."""
+        return self.process.returncode is not None
+
+    async def _pump(self, name: str, stream: asyncio.StreamReader | None) -> None:
+        if stream is None:
+            return
+        while True:
+            data = await stream.read(65536)
+            if not data:
+                return
+            self.logs.add(name, data)
+
+    async def wait_exit(self) -> int:
+        """Wait for the process to exit; its return code."""
+        return await self.process.wait()
+
+    async def stop(self, grace_s: float = 1.0) -> None:
+        """Let the bot exit by itself for *grace_s*, then SIGTERM, then SIGKILL its group."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), grace_s)
+        for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
+            self._signal_group(sig)
+            if self.exited:
+                # The leader is gone; make sure nothing it started survives either.
+                self._signal_group(signal.SIGKILL)
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), wait)
+        for reader in self._readers:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(reader, 1.0)
+
+    def kill_now(self) -> None:
+        """SIGKILL the whole process group at once (used when giving up on a bot)."""
+        self._signal_group(signal.SIGKILL)
+
+    def _signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)

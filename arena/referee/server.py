@@ -1,0 +1,302 @@
+"""The referee's gRPC service: admits bots by one-time token and carries their streams.
+
+Each admitted stream becomes a :class:`Session` with an outbox (messages to the bot) and
+an inbox (messages from it). Everything that can go wrong on the wire — a closed stream,
+an undecodable message, a cancelled call — is converted here, once, into a
+:class:`~arena.referee.errors.BotError` put in the inbox; the match never sees grpc.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena.protocol.convert import PROTOCOL_VERSION
+from arena.referee.errors import (
+    BotCrashed,
+    BotError,
+    BotProtocolError,
+    BotTimeout,
+)
+from arena.v1 import arena_pb2, arena_pb2_grpc
+
+LOGGER = logging.getLogger(__name__)
+
+SERVICE_NAME = "arena.v1.Referee"
+HELLO_TIMEOUT_S = 10.0
+MAX_MESSAGE_BYTES = 1 << 20
+"""Largest message a bot may send; a flood of bigger ones is refused by gRPC itself."""
+
+
+@dataclass(eq=False)
+class Session:
+    """One seat's stream: created with a token before the bot starts, attached on Hello."""
+
+    seat: int
+    token: str
+    welcome: arena_pb2.Welcome
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    outbox: asyncio.Queue[arena_pb2.RefereeMessage | None] = field(default_factory=asyncio.Queue)
+    inbox: asyncio.Queue[arena_pb2.BotMessage | BotError] = field(default_factory=asyncio.Queue)
+    hello: arena_pb2.Hello | None = None
+    closed: bool = False
+    _next_request: int = 1
+
+    def send(self, message: arena_pb2.RefereeMessage) -> None:
+        """Queue a message for the bot (dropped if the stream is gone)."""
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def close(self) -> None:
+        """End the stream from the referee's side."""
+        if not self.closed:
+            self.outbox.put_nowait(None)
+        self.closed = True
+
+    async def ask(
+        self, request: arena_pb2.DecisionRequest, deadline_s: float
+    ) -> tuple[arena_pb2.ActionReply, float]:
+        """Send a decision request and wait for its answer; ``(reply, seconds taken)``.
+
+        :raises BotError: timeout, closed stream, or a reply that is not the answer.
+        """
+        request.request_id = self._next_request
+        self._next_request += 1
+        stale = self._drain()
+        if isinstance(stale, BotError):
+            raise stale
+        if stale is not None:
+            raise BotProtocolError(
+                f"unsolicited {_describe(stale)} before request {request.request_id} "
+                "(a duplicate or late answer)"
+            )
+        if self.closed:
+            raise BotCrashed("the stream to the bot is closed")
+        start = time.perf_counter()
+        self.outbox.put_nowait(arena_pb2.RefereeMessage(decision_request=request))
+        try:
+            item = await asyncio.wait_for(self.inbox.get(), deadline_s)
+        except TimeoutError:
+            raise BotTimeout(f"no answer in {deadline_s * 1000:.0f} ms") from None
+        elapsed = time.perf_counter() - start
+        if isinstance(item, BotError):
+            raise item
+        if item.WhichOneof("message") != "action_reply":
+            raise BotProtocolError(f"expected an action_reply, got {_describe(item)}")
+        reply = item.action_reply
+        if reply.request_id != request.request_id:
+            raise BotProtocolError(
+                f"answer names request {reply.request_id}, the pending request is "
+                f"{request.request_id}"
+            )
+        return reply, elapsed
+
+    def _drain(self) -> arena_pb2.BotMessage | BotError | None:
+        first: arena_pb2.BotMessage | BotError | None = None
+        while not self.inbox.empty():
+            item = self.inbox.get_nowait()
+            if first is None or isinstance(item, BotError):
+                first = item
+        return first
+
+
+def _describe(message: arena_pb2.BotMessage) -> str:
+    kind = message.WhichOneof("message")
+    if kind == "action_reply":
+        return f"action_reply for request {message.action_reply.request_id}"
+    return kind or "empty message"
+
+
+class RefereeService(arena_pb2_grpc.RefereeServicer):
+    """The ``arena.v1.Referee`` service."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, Session] = {}
+        self.refused: list[str] = []
+        """One line per refused connection attempt (bad token, token reused, ...)."""
+
+    def open_session(self, seat: int, welcome: arena_pb2.Welcome) -> Session:
+        """A new session for *seat* with a fresh one-time token."""
+        session = Session(seat=seat, token=secrets.token_urlsafe(24), welcome=welcome)
+        self._pending[session.token] = session
+        return session
+
+    def forget(self, session: Session) -> None:
+        """Withdraw a token that was never used."""
+        self._pending.pop(session.token, None)
+
+    async def Play(  # noqa: N802 - the gRPC method name
+        self,
+        request_iterator: object,
+        context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage],
+    ) -> None:
+        """Admit a bot on its Hello, then pump messages both ways until either side ends."""
+        del request_iterator  # messages are read with context.read() by one task
+        session = await self._admit(context)
+        if session is None:
+            return
+        reader = asyncio.create_task(self._read(context, session))
+        try:
+            await context.write(arena_pb2.RefereeMessage(welcome=session.welcome))
+            while True:
+                message = await session.outbox.get()
+                if message is None:
+                    break
+                await context.write(message)
+        except (grpc.aio.AioRpcError, asyncio.CancelledError, grpc.aio.UsageError) as exc:
+            session.inbox.put_nowait(BotCrashed(f"the stream broke: {type(exc).__name__}"))
+        finally:
+            session.closed = True
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+
+    async def _admit(
+        self, context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage]
+    ) -> Session | None:
+        try:
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+        except (TimeoutError, grpc.aio.AioRpcError, Exception) as exc:
+            self.refused.append(f"no hello: {type(exc).__name__}")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "expected Hello first")
+            return None
+        if (
+            first is grpc.aio.EOF
+            or not isinstance(first, arena_pb2.BotMessage)
+            or (first.WhichOneof("message") != "hello")
+        ):
+            self.refused.append("first message was not a Hello")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+            return None
+        hello = first.hello
+        session = self._pending.pop(hello.token, None)
+        if session is None:
+            self.refused.append("unknown or already used token")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or already used token")
+            return None
+        if hello.protocol_version != PROTOCOL_VERSION:
+            session.inbox.put_nowait(
+                BotProtocolError(
+                    f"speaks protocol {hello.protocol_version}, not {PROTOCOL_VERSION}"
+                )
+            )
+            session.closed = True
+            session.connected.set()
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"this referee speaks protocol {PROTOCOL_VERSION}",
+            )
+            return None
+        session.hello = hello
+        session.connected.set()
+        return session
+
+    async def _read(
+        self,
+        context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage],
+        session: Session,
+    ) -> None:
+        """Move every message from the bot into the session's inbox; end with a BotError."""
+        try:
+            while True:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    session.inbox.put_nowait(BotCrashed("the bot closed its stream"))
+                    return
+                if isinstance(message, BotError):
+                    session.inbox.put_nowait(message)
+                    continue
+                if (
+                    not isinstance(message, arena_pb2.BotMessage)
+                    or message.WhichOneof("message") is None
+                ):
+                    session.inbox.put_nowait(BotProtocolError("an empty or unreadable message"))
+                    continue
+                if message.WhichOneof("message") == "hello":
+                    session.inbox.put_nowait(BotProtocolError("a second Hello on the stream"))
+                    continue
+                session.inbox.put_nowait(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # every wire failure becomes one fault, here
+            session.inbox.put_nowait(_wire_error(exc))
+        finally:
+            session.closed = True
+
+
+def _wire_error(exc: Exception) -> BotError:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if "deserializ" in text.lower() or "parse" in text.lower():
+        return BotProtocolError(f"sent bytes that are not a BotMessage ({text[:120]})")
+    return BotCrashed(f"the stream broke ({text[:120]})")
+
+
+def _deserialize(data: bytes) -> arena_pb2.BotMessage | BotProtocolError:
+    """Decode a bot message; garbage becomes a value the reader reports, not a crash."""
+    try:
+        return arena_pb2.BotMessage.FromString(data)
+    except Exception as exc:  # protobuf raises DecodeError and friends
+        return BotProtocolError(f"sent bytes that are not a BotMessage ({type(exc).__name__})")
+
+
+class RefereeServer:
+    """A grpc.aio server hosting the referee service and the standard health service."""
+
+    def __init__(self) -> None:
+        self.service = RefereeService()
+        self._server: grpc.aio.Server | None = None
+        self.address = ""
+
+    async def start(self, bind: str) -> str:
+        """Listen on *bind* (``unix:/path`` or ``host:port``, port 0 = any); the address
+        bots should dial.
+        """
+        server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.so_reuseport", 0),
+            ]
+        )
+        handler = grpc.method_handlers_generic_handler(
+            SERVICE_NAME,
+            {
+                "Play": grpc.stream_stream_rpc_method_handler(
+                    self.service.Play,
+                    request_deserializer=_deserialize,
+                    response_serializer=arena_pb2.RefereeMessage.SerializeToString,
+                )
+            },
+        )
+        server.add_generic_rpc_handlers((handler,))
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        port = server.add_insecure_port(bind)
+        if not bind.startswith("unix:") and port == 0:
+            raise OSError(f"cannot listen on {bind}")
+        await server.start()
+        await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+        await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+        self._server = server
+        if bind.startswith("unix:"):
+            path = bind.removeprefix("unix:").removeprefix("//")
+            self.address = f"unix://{path}" if path.startswith("/") else bind
+        else:
+            host = bind.rsplit(":", 1)[0]
+            self.address = f"{host}:{port}"
+        return self.address
+
+    async def stop(self, grace_s: float = 1.0) -> None:
+        """Stop accepting bots and end every stream after *grace_s*."""
+        if self._server is not None:
+            await self._server.stop(grace_s)
+            self._server = None
+
+
+__all__ = ["PROTOCOL_VERSION", "RefereeServer", "RefereeService", "Session"]

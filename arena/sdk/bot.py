@@ -1,0 +1,157 @@
+"""The :class:`Bot` base class and its connection loop.
+
+:meth:`Bot.run` reads ``ARENA_ADDRESS`` and ``ARENA_TOKEN`` (set by the referee), opens
+the one bidirectional stream of the protocol (docs/protocol.md), and turns each decision
+request into a call of :meth:`give`, :meth:`trump`, :meth:`discard` or :meth:`play` with
+a typed :class:`~arena.game.Observation`. Decisions a bot does not override are taken by
+the built-in greedy policy, so a bot can start with one method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator
+
+import grpc
+
+from arena.game import CallTrump, Card, DecisionKind, Discard, Give, Observation, Play, Trump
+from arena.game.actions import Decision
+from arena.game.policies import GreedyPolicy
+from arena.protocol import convert
+from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc
+
+LOGGER = logging.getLogger(__name__)
+
+
+class BotRunError(RuntimeError):
+    """The bot could not connect or the referee refused it."""
+
+
+class Bot:
+    """Base class of a bot. Override the decisions; each receives the seat's observation."""
+
+    name: str = "bot"
+    """Shown as ``name@version`` in records; the referee's manifest name wins in records."""
+    version: str = "0"
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self._fallback = GreedyPolicy()
+
+    # -- decisions ------------------------------------------------------------------------
+
+    def give(self, obs: Observation) -> Give:
+        """Cards to give, one tuple per leg of ``obs.request.give_legs``."""
+        decision = self._fallback.act(obs)
+        assert isinstance(decision, Give)
+        return decision
+
+    def trump(self, obs: Observation) -> CallTrump | Trump:
+        """The trump call, one of ``obs.request.trump_options``."""
+        decision = self._fallback.act(obs)
+        assert isinstance(decision, CallTrump)
+        return decision
+
+    def discard(self, obs: Observation) -> Discard:
+        """Four of the 20 cards in ``obs.request.cards``."""
+        decision = self._fallback.act(obs)
+        assert isinstance(decision, Discard)
+        return decision
+
+    def play(self, obs: Observation) -> Play | Card:
+        """One of the legal cards in ``obs.request.cards``."""
+        decision = self._fallback.act(obs)
+        assert isinstance(decision, Play)
+        return decision
+
+    # -- events (optional) ----------------------------------------------------------------
+
+    def on_game_start(self, start: convert.GameStart) -> None:
+        """A game begins (rules, seat, players)."""
+
+    def on_hand_end(self, end: convert.HandEnd) -> None:
+        """A hand ended (public summary and tricks)."""
+
+    def on_game_end(self, end: convert.GameEnd) -> None:
+        """A game ended."""
+
+    # -- running --------------------------------------------------------------------------
+
+    def decide(self, obs: Observation) -> Decision:
+        """Dispatch a request to the matching decision method."""
+        request = obs.request
+        assert request is not None
+        kind = request.kind
+        if kind is DecisionKind.PLAY:
+            played = self.play(obs)
+            return played if isinstance(played, Play) else Play(played)
+        if kind is DecisionKind.TRUMP:
+            called = self.trump(obs)
+            return called if isinstance(called, CallTrump) else CallTrump(called)
+        if kind is DecisionKind.DISCARD:
+            return self.discard(obs)
+        return self.give(obs)
+
+    def run(self, address: str | None = None, token: str | None = None) -> None:
+        """Connect to the referee and play until the match ends.
+
+        :raises BotRunError: if the address or token is missing or the referee refuses.
+        """
+        address = address or os.environ.get("ARENA_ADDRESS")
+        token = token or os.environ.get("ARENA_TOKEN")
+        if not address or not token:
+            raise BotRunError("ARENA_ADDRESS and ARENA_TOKEN must be set (the referee sets them)")
+        asyncio.run(self._run(address, token))
+
+    async def _run(self, address: str, token: str) -> None:
+        outbox: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
+        outbox.put_nowait(
+            pb.BotMessage(hello=convert.hello_to_proto(token, self.name, self.version))
+        )
+
+        async def outgoing() -> AsyncIterator[pb.BotMessage]:
+            while (message := await outbox.get()) is not None:
+                yield message
+
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = arena_pb2_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+            call = stub.Play(outgoing())
+            try:
+                async for message in call:
+                    if not self._handle(message, outbox):
+                        break
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.INVALID_ARGUMENT,
+                                  grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNAVAILABLE):  # fmt: skip
+                    raise BotRunError(f"the referee refused the bot: {exc.details()}") from None
+                if exc.code() is not grpc.StatusCode.CANCELLED:
+                    raise
+            finally:
+                outbox.put_nowait(None)
+
+    def _handle(
+        self, message: pb.RefereeMessage, outbox: asyncio.Queue[pb.BotMessage | None]
+    ) -> bool:
+        kind = message.WhichOneof("message")
+        if kind == "welcome":
+            self.seat = message.welcome.seat
+        elif kind == "game_start":
+            self.on_game_start(convert.game_start_from_proto(message.game_start))
+        elif kind == "decision_request":
+            request = convert.request_from_proto(message.decision_request)
+            decision = self.decide(request.observation)
+            reply = convert.decision_to_proto(decision, request.request_id)
+            outbox.put_nowait(pb.BotMessage(action_reply=reply))
+        elif kind == "hand_end":
+            self.on_hand_end(convert.hand_end_from_proto(message.hand_end))
+        elif kind == "game_end":
+            self.on_game_end(convert.game_end_from_proto(message.game_end))
+        elif kind == "match_end":
+            return False
+        elif kind == "fault":
+            print(f"referee recorded a fault: {message.fault.detail}", file=sys.stderr)
+        return True
