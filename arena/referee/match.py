@@ -177,7 +177,7 @@ class _SeatRunner:
                 asyncio.ensure_future(session.connected.wait()),
                 asyncio.ensure_future(self.process.wait_exit()),
             ]
-        done, pending = await asyncio.wait(
+        _, pending = await asyncio.wait(
             waiters, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
         )
         for waiter in pending:

@@ -1,40 +1,19 @@
-"""The ``arena`` command line.
-
-Every usage error (a bad flag, an unknown ruleset or policy) is reported as one line on
-stderr with exit code 2, so scripts and people both get a clear answer.
-"""
+"""``arena simulate``: in-process games between built-in policies."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
-from arena import __version__
-from arena.game.rules import PRESETS, RuleSetError, get_ruleset
+from arena.cli.common import progress_bar, resolve_ruleset
+from arena.game.rules import PRESETS
 from arena.simulate import SimulationSummary, UnknownPolicyError, make_policies, simulate
 
-EXIT_USAGE = 2
 
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="arena")
-def cli() -> None:
-    """952 Arena: play, referee and rate bots for the 9-5-2 card game."""
-
-
-@cli.command("simulate")
+@click.command("simulate")
 @click.option(
     "--ruleset",
     default="classic",
@@ -57,10 +36,7 @@ def cli() -> None:
 )
 def simulate_command(ruleset: str, games: int, seed: int, out: Path, players: str) -> None:
     """Play games in-process between built-in policies and write their records."""
-    try:
-        rules = get_ruleset(ruleset)
-    except RuleSetError as exc:
-        raise click.BadParameter(str(exc), param_hint="--ruleset") from None
+    rules = resolve_ruleset(ruleset)
     names = [p.strip() for p in players.split(",")]
     if len(names) != 3:
         raise click.BadParameter(
@@ -71,16 +47,7 @@ def simulate_command(ruleset: str, games: int, seed: int, out: Path, players: st
     except UnknownPolicyError as exc:
         raise click.BadParameter(str(exc), param_hint="--players") from None
 
-    console = Console(stderr=True)
-    progress = Progress(
-        TextColumn("[bold]simulate[/] {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-    )
+    progress = progress_bar("simulate")
     with progress:
         task = progress.add_task(ruleset, total=games, rate="")
 
@@ -103,24 +70,3 @@ def _print_summary(summary: SimulationSummary, names: list[str], out: Path) -> N
     table.add_row("draws", str(summary.draws))
     table.add_row("records", str(out))
     Console().print(table)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI, turning usage errors into one line and exit code 2."""
-    try:
-        cli.main(args=argv, prog_name="arena", standalone_mode=False)
-    except click.UsageError as exc:
-        hint = f" ({exc.ctx.command_path} --help)" if exc.ctx is not None else ""
-        click.echo(f"arena: error: {exc.format_message()}{hint}", err=True)
-        return EXIT_USAGE
-    except click.ClickException as exc:
-        click.echo(f"arena: error: {exc.format_message()}", err=True)
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("arena: aborted", err=True)
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The ``arena`` command line.
+
+Every usage error (a bad flag, an unknown ruleset or policy) is reported as one line on
+stderr with exit code 2, so scripts and people both get a clear answer.
+"""
+
+from __future__ import annotations
+
+import click
+
+from arena import __version__
+from arena.cli.bot import bot_group
+from arena.cli.match import match_command
+from arena.cli.simulate import simulate_command
+
+EXIT_USAGE = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+def cli() -> None:
+    """952 Arena: play, referee and rate bots for the 9-5-2 card game."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI, turning usage errors into one line and exit code 2."""
+    try:
+        code = cli.main(args=argv, prog_name="arena", standalone_mode=False)
+    except click.UsageError as exc:
+        hint = f" ({exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+        click.echo(f"arena: error: {exc.format_message()}{hint}", err=True)
+        return EXIT_USAGE
+    except click.ClickException as exc:
+        click.echo(f"arena: error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("arena: aborted", err=True)
+        return 130
+    return code if isinstance(code, int) else 0
+
+
+for command in (simulate_command, match_command, bot_group):
+    cli.add_command(command)

@@ -1,0 +1,161 @@
+"""``arena match``: a match between three bots, refereed over gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena.cli.common import progress_bar, resolve_ruleset, resolve_time_control
+from arena.game.policies import POLICIES
+from arena.game.rules import PRESETS
+from arena.referee.build import BuildError, build, needs_build
+from arena.referee.manifest import BotManifest, ManifestError, load_manifest
+from arena.referee.match import (
+    MatchConfig,
+    MatchResult,
+    PolicySeat,
+    RemoteSeat,
+    SeatSpec,
+    play_match,
+)
+from arena.referee.process import DEFAULT_LOG_CAP
+
+
+def parse_seat(text: str, seed: int, seat: int) -> SeatSpec:
+    """A seat from the command line: a bot directory, ``builtin:POLICY`` or ``remote[:NAME]``.
+
+    :raises click.BadParameter: for an unusable seat.
+    """
+    if text.startswith("builtin:"):
+        name = text.removeprefix("builtin:")
+        factory = POLICIES.get(name)
+        if factory is None:
+            raise click.BadParameter(
+                f"unknown built-in policy {name!r}; choose from: {', '.join(sorted(POLICIES))}",
+                param_hint="BOTS",
+            )
+        return PolicySeat(factory(seed * 3 + seat))
+    if text == "remote" or text.startswith("remote:"):
+        return RemoteSeat(text.partition(":")[2] or "remote")
+    try:
+        return load_manifest(text)
+    except ManifestError as exc:
+        raise click.BadParameter(str(exc), param_hint="BOTS") from None
+
+
+def ensure_built(seats: list[SeatSpec], rebuild: bool) -> None:
+    """Run the build step of every bot that needs one (once per manifest)."""
+    done: set[Path] = set()
+    for spec in seats:
+        if not isinstance(spec, BotManifest) or spec.directory in done:
+            continue
+        done.add(spec.directory)
+        if spec.build is not None and (rebuild or needs_build(spec)):
+            click.echo(f"building {spec.label}: {' '.join(spec.build)}", err=True)
+            try:
+                build(spec)
+            except BuildError as exc:
+                raise click.ClickException(str(exc)) from None
+
+
+@click.command("match")
+@click.argument("bots", nargs=3)
+@click.option(
+    "--ruleset", default="classic", show_default=True, help=f"One of: {', '.join(PRESETS)}."
+)
+@click.option("--games", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Game i uses seed S+i.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory for the game records (<seed>.json).",
+)
+@click.option(
+    "--time-control",
+    default="decision=1000,bank=10000,grace=50,startup=10000",
+    show_default=True,
+    help="Milliseconds: per decision, bank per game, transport grace, startup limit.",
+)
+@click.option("--listen", default=None, help="Also accept remote bots over TCP at HOST:PORT.")
+@click.option("--log-cap", type=click.IntRange(min=0), default=DEFAULT_LOG_CAP, show_default=True,
+              help="Bytes of stdout+stderr kept per bot per match.")  # fmt: skip
+@click.option("--rebuild", is_flag=True, help="Run every bot's build step even if it ran before.")
+def match_command(
+    bots: tuple[str, str, str],
+    ruleset: str,
+    games: int,
+    seed: int,
+    out: Path | None,
+    time_control: str,
+    listen: str | None,
+    log_cap: int,
+    rebuild: bool,
+) -> None:
+    """Play GAMES games between three BOTS (bot directories, builtin:random|greedy, or
+    remote[:NAME] with --listen) through the referee, and print a table of results."""
+    rules = resolve_ruleset(ruleset)
+    control = resolve_time_control(time_control)
+    seats = [parse_seat(text, seed, i) for i, text in enumerate(bots)]
+    if listen is None and any(isinstance(s, RemoteSeat) for s in seats):
+        raise click.BadParameter("a remote seat needs --listen HOST:PORT", param_hint="BOTS")
+    ensure_built(seats, rebuild)
+    config = MatchConfig(rules, games, seed, control, log_cap=log_cap, listen=listen)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    progress = progress_bar("match")
+    with progress:
+        task = progress.add_task(ruleset, total=games, rate="")
+
+        def on_game(record: dict[str, Any]) -> None:
+            if out is not None:
+                _write_record(out, record)
+            faults = len(record["faults"])
+            progress.update(task, advance=1, rate=f"{faults} fault(s) last game" if faults else "")
+
+        result = asyncio.run(play_match(seats, config, on_game))
+    print_results(result, out)
+
+
+def _write_record(out: Path, record: dict[str, Any]) -> None:
+    path = out / f"{record['seed']}.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def print_results(result: MatchResult, out: Path | None) -> None:
+    """The closing table: score, wins, faults and decision times per seat."""
+    table = Table(title=f"Match: {len(result.records)} game(s)")
+    for column in ("seat", "bot", "score", "wins", "draws", "faults", "mean ms", "p99 ms"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for seat, stats in enumerate(result.stats):
+        timed = bool(stats.decision_ms)
+        table.add_row(
+            str(seat),
+            stats.label,
+            str(stats.score),
+            str(stats.wins),
+            str(stats.draws),
+            str(stats.faults),
+            f"{stats.mean_ms:.2f}" if timed else "-",
+            f"{stats.p99_ms:.2f}" if timed else "-",
+        )
+    console = Console()
+    if not console.is_terminal:
+        console.width = 120  # a log or a pipe: room for name@version, never an ellipsis
+    console.print(table)
+    for record in result.records:
+        for fault in record["faults"]:
+            console.print(
+                f"game {record['seed']}: seat {fault['seat']} {fault['kind']} "
+                f"(hand {fault['hand']}, {fault['decision']}): {fault['detail']}"
+            )
+    if out is not None:
+        console.print(f"records: {out}")

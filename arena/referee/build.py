@@ -1,0 +1,77 @@
+"""Running a bot's optional ``build`` command (installing its dependencies, compiling).
+
+A build runs in the bot's directory with a time limit and a minimal environment, and is
+remembered by a stamp file holding a checksum of the manifest, so ``arena match`` builds a
+bot once rather than before every match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.referee.manifest import BotManifest
+
+STAMP_NAME = ".arena-build.ok"
+DEFAULT_BUILD_TIMEOUT_S = 600.0
+
+
+class BuildError(RuntimeError):
+    """A build failed or timed out; the message is one line."""
+
+
+def _fingerprint(manifest: BotManifest) -> str:
+    manifest_file = manifest.directory / "bot.toml"
+    return hashlib.sha256(manifest_file.read_bytes()).hexdigest()
+
+
+def needs_build(manifest: BotManifest) -> bool:
+    """True if the bot has a build command that has not succeeded for this manifest."""
+    if manifest.build is None:
+        return False
+    stamp = manifest.directory / STAMP_NAME
+    return not stamp.is_file() or stamp.read_text().strip() != _fingerprint(manifest)
+
+
+def build(manifest: BotManifest, timeout_s: float = DEFAULT_BUILD_TIMEOUT_S) -> str:
+    """Run the bot's build command; its combined output (last 2,000 characters).
+
+    :raises BuildError: if the command is missing, fails or takes longer than *timeout_s*.
+    """
+    if manifest.build is None:
+        return ""
+    interpreter_dir = str(Path(sys.executable).parent)
+    env = {
+        "PATH": f"{interpreter_dir}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": os.environ.get("HOME", str(manifest.directory)),
+        "LANG": "C.UTF-8",
+    }
+    command = " ".join(manifest.build)
+    try:
+        done = subprocess.run(
+            manifest.build,
+            cwd=manifest.directory,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise BuildError(f"{manifest.name}: build command not found: {command!r}") from None
+    except subprocess.TimeoutExpired:
+        raise BuildError(
+            f"{manifest.name}: build {command!r} took longer than {timeout_s:.0f} s"
+        ) from None
+    output = (done.stdout + done.stderr)[-2000:]
+    if done.returncode != 0:
+        last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
+        raise BuildError(
+            f"{manifest.name}: build {command!r} failed with exit code {done.returncode}: {last[:200]}"
+        )
+    (manifest.directory / STAMP_NAME).write_text(_fingerprint(manifest) + "\n")
+    return output
