@@ -82,6 +82,8 @@ class MatchConfig:
     """How long a bot may take to exit after MatchEnd before it is killed."""
     first_dealers: tuple[int, ...] | None = None
     """First dealer of game *i* is ``first_dealers[i % len]``; default: rotate 0, 1, 2."""
+    announce_remote: Callable[[int, str, str], None] | None = None
+    """Called with (seat, address, token) when a remote seat awaits its bot; default: stderr."""
 
 
 @dataclass
@@ -156,12 +158,8 @@ class _SeatRunner:
         self.session = session
         limit_s = self.config.time_control.startup_ms / 1000
         if isinstance(self.spec, RemoteSeat):
-            print(  # the organiser passes these to the remote author
-                f"seat {self.seat}: waiting {limit_s:.0f} s for a remote bot: "
-                f"ARENA_ADDRESS={server.address} ARENA_TOKEN={session.token}",
-                file=sys.stderr,
-                flush=True,
-            )
+            announce = self.config.announce_remote or _print_remote
+            announce(self.seat, server.address, session.token)
             waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(session.connected.wait())]
         else:
             assert isinstance(self.spec, BotManifest)
@@ -426,6 +424,15 @@ class Match:
                     stats[seat].wins += 1
         for fault in faults:
             stats[fault["seat"]].faults += 1
+
+
+def _print_remote(seat: int, address: str, token: str) -> None:
+    """Tell the organiser what the remote author must set (on stderr)."""
+    print(
+        f"seat {seat}: waiting for a remote bot: ARENA_ADDRESS={address} ARENA_TOKEN={token}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 async def play_match(
