@@ -20,6 +20,8 @@ const PROTOCOL_VERSION = 1;
 const PROTO_DIR = path.join(__dirname, "proto");
 // After MatchEnd we half-close and wait this long for the referee to end the call.
 const EXIT_GRACE_MS = 2000;
+// How long to wait for the referee's socket to accept a connection before giving up.
+const CONNECT_TIMEOUT_MS = 10000;
 
 function log(line) {
   process.stderr.write(`${BOT_NAME}: ${line}\n`);
@@ -157,8 +159,21 @@ function main() {
     oneofs: true, // msg.message names the variant that is set
   });
   const arena = grpc.loadPackageDefinition(definition).arena.v1;
-  const client = new arena.Referee(address, grpc.credentials.createInsecure());
-  // Wait-for-ready: a call made a little before the referee listens waits instead of failing.
+  let client;
+  try {
+    client = new arena.Referee(address, grpc.credentials.createInsecure());
+  } catch (err) {
+    die(`bad ARENA_ADDRESS ${JSON.stringify(address)}: ${err.message}`);
+  }
+  // Wait (boundedly) until the channel connects: the referee normally listens already, but
+  // a bot started a few milliseconds early should wait instead of failing.
+  client.waitForReady(Date.now() + CONNECT_TIMEOUT_MS, (err) => {
+    if (err) die(`cannot connect to ${address}: ${err.message}`);
+    play(client, seed, address, token);
+  });
+}
+
+function play(client, seed, address, token) {
   const call = client.Play(new grpc.Metadata({ waitForReady: true }));
 
   let rng = mulberry32(mixSeed(seed, 0, 0));
@@ -182,6 +197,8 @@ function main() {
         const g = msg.game_start;
         game = { number: g.game_number, seat: g.seat, id: g.game_id };
         rng = mulberry32(mixSeed(seed, g.game_number, g.seat));
+        const rules = g.rules ? g.rules.name : "?";
+        log(`game ${g.game_number}/${g.games_in_match} (${g.game_id}): ${rules}, seat ${g.seat}`);
         break;
       }
       case "decision_request": {
@@ -223,6 +240,7 @@ function main() {
   });
 
   call.on("error", (err) => {
+    // After MatchEnd, or a referee that cancels an admitted bot's call: the match is over.
     if (finished) process.exit(0);
     if (err.code === grpc.status.CANCELLED && welcomed) process.exit(0);
     const code = grpc.status[err.code] || err.code;
