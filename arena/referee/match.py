@@ -28,11 +28,17 @@ from typing import Any, TypeAlias
 
 from arena import __version__
 from arena.game import GameState, IllegalActionError, RuleSet, observe
-from arena.game.actions import Decision
+from arena.game.actions import Decision, DecisionKind
 from arena.game.policies import GreedyPolicy, Policy
 from arena.game.record import game_record
 from arena.protocol import convert
-from arena.referee.errors import BotError, BotIllegalAction, BotProtocolError, BotStartupError
+from arena.referee.errors import (
+    BotError,
+    BotIllegalAction,
+    BotProtocolError,
+    BotStartupError,
+    FaultKind,
+)
 from arena.referee.manifest import BotManifest
 from arena.referee.process import DEFAULT_LOG_CAP, BotProcess, LogCapture, bot_environment
 from arena.referee.server import RefereeServer, Session
@@ -82,6 +88,9 @@ class MatchConfig:
     """How long a bot may take to exit after MatchEnd before it is killed."""
     first_dealers: tuple[int, ...] | None = None
     """First dealer of game *i* is ``first_dealers[i % len]``; default: rotate 0, 1, 2."""
+    match_id: str | None = None
+    """Names the match and its games (``<match_id>-<n>``); default: random. Tournaments set
+    it so that a replayed game gets the same record."""
     announce_remote: Callable[[int, str, str], None] | None = None
     """Called with (seat, address, token) when a remote seat awaits its bot; default: stderr."""
 
@@ -204,17 +213,25 @@ class _SeatRunner:
             self.process = None
         self.healthy = False
 
-    async def after_fault(self, error: BotError) -> str:
-        """Stop a bot that faulted; the tail of its stderr for the record."""
+    async def after_fault(self, error: BotError, notice: pb.Fault) -> tuple[str, int | None]:
+        """Tell the bot about its fault and stop it; the tail of its stderr as it was at the
+        fault (after the exit, for a crash, so the traceback is in) and a crash's exit code."""
         self.healthy = False
+        exit_code = None
+        tail = self.logs.tail()
+        if self.process is not None and error.kind is FaultKind.CRASH:
+            with contextlib.suppress(TimeoutError):
+                exit_code = await asyncio.wait_for(self.process.wait_exit(), 1.0)
+            tail = self.logs.tail()
         if self.session is not None:
+            notice.request_id = self.session.last_request_id
+            self.session.send(pb.RefereeMessage(fault=notice))
             self.session.close()
         if self.process is not None:
-            if error.kind.value == "crash":
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.process.wait_exit(), 1.0)
+            if exit_code is None:
+                await asyncio.sleep(0.05)  # let the notice go out before the kill
             await self.stop(kill=True)
-        return self.logs.tail()
+        return tail, exit_code
 
 
 class Match:
@@ -226,7 +243,7 @@ class Match:
         if config.listen is None and any(isinstance(s, RemoteSeat) for s in seats):
             raise ValueError("a remote seat needs a TCP listen address (--listen HOST:PORT)")
         self.config = config
-        self.match_id = secrets.token_hex(6)
+        self.match_id = config.match_id or secrets.token_hex(6)
         self.runners = [_SeatRunner(i, spec, config) for i, spec in enumerate(seats)]
         self.autopilot = GreedyPolicy()
 
@@ -279,18 +296,14 @@ class Match:
         seed = config.seed + index
         dealers = config.first_dealers or (0, 1, 2)
         state = GameState(config.rules, seed, first_dealer=dealers[index % len(dealers)])
-        game_id = f"{self.match_id}-{index + 1}"
+        game_id = (
+            self.match_id
+            if self.config.games == 1 and self.config.match_id
+            else (f"{self.match_id}-{index + 1}")
+        )
         faults: list[dict[str, Any]] = []
         autopilot = [False, False, False]
-        for runner in self.runners:
-            if config.fresh_process_per_game and runner.healthy:
-                await runner.stop()
-            try:
-                await runner.ensure_started(server, self._welcome(runner.seat))
-            except BotError as error:
-                faults.append(self._fault(runner.seat, 0, "startup", error, runner.logs.tail()))
-                autopilot[runner.seat] = True
-                await runner.stop(kill=True)
+        await self._start_bots(server, faults, autopilot)
         labels = [r.label for r in self.runners]
         self._broadcast(state, game_id, index, labels, autopilot)
         clocks = [Clock(config.time_control) for _ in range(3)]
@@ -314,10 +327,12 @@ class Match:
                         raise BotIllegalAction(str(exc)) from None
                 except BotError as error:
                     kind = state.decision_kind
-                    tail = await runner.after_fault(error)
-                    fault = self._fault(
-                        seat, hand.number, kind.value if kind else "play", error, tail
-                    )
+                    notice = _notice(seat, hand.number, kind, error)
+                    tail, code = await runner.after_fault(error, notice)
+                    decision_name = kind.value if kind else "play"
+                    fault = self._fault(seat, hand.number, decision_name, error, tail)
+                    if code is not None:
+                        fault["detail"] += f" (exit code {code})"
                     faults.append(fault)
                     autopilot[seat] = True
                     state.apply_decision(self.autopilot.act(observe(state, seat)))
@@ -349,6 +364,20 @@ class Match:
             "referee": f"arena {__version__}",
         }
         return game_record(state, labels, faults, extra)
+
+    async def _start_bots(
+        self, server: RefereeServer, faults: list[dict[str, Any]], autopilot: list[bool]
+    ) -> None:
+        """(Re)start every bot seat that needs it; a bot that fails is a startup fault."""
+        for runner in self.runners:
+            if self.config.fresh_process_per_game and runner.healthy:
+                await runner.stop()
+            try:
+                await runner.ensure_started(server, self._welcome(runner.seat))
+            except BotError as error:
+                faults.append(self._fault(runner.seat, 0, "startup", error, runner.logs.tail()))
+                autopilot[runner.seat] = True
+                await runner.stop(kill=True)
 
     def _broadcast(
         self, state: GameState, game_id: str, index: int, labels: list[str], autopilot: list[bool]
@@ -424,6 +453,16 @@ class Match:
                     stats[seat].wins += 1
         for fault in faults:
             stats[fault["seat"]].faults += 1
+
+
+def _notice(seat: int, hand: int, kind: DecisionKind | None, error: BotError) -> pb.Fault:
+    """The Fault message a bot gets before the referee stops it."""
+    detail = str(error).splitlines()[0] if str(error) else error.kind.value
+    return convert.fault_to_proto(
+        convert.Fault(
+            kind=error.kind, decision=kind, hand=hand, detail=detail, autopilot=True, seat=seat
+        )
+    )
 
 
 def _print_remote(seat: int, address: str, token: str) -> None:

@@ -71,6 +71,11 @@ class LogCapture:
     chunks: list[tuple[str, bytes]] = field(default_factory=list)
     stderr_tail: deque[int] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL))
     _cursor: int = 0
+    _dropped_reported: int = 0
+
+    def new_process(self) -> None:
+        """A new process of the bot starts: its stderr tail starts empty."""
+        self.stderr_tail.clear()
 
     def add(self, stream: str, data: bytes) -> None:
         """Keep *data* while under the cap; count what is dropped."""
@@ -86,14 +91,16 @@ class LogCapture:
         self.dropped += len(data) - len(part)
 
     def take_new(self) -> dict[str, str | int]:
-        """Output captured since the last call, per stream, as text (kept with each game)."""
+        """Output captured since the last call, per stream, as text (kept with each game),
+        and the bytes dropped since the last call because the match's cap was reached."""
         new = self.chunks[self._cursor :]
         self._cursor = len(self.chunks)
         out: dict[str, str | int] = {
             name: b"".join(d for s, d in new if s == name).decode("utf-8", "replace")
             for name in ("stdout", "stderr")
         }
-        out["dropped_bytes"] = self.dropped
+        out["dropped_bytes"] = self.dropped - self._dropped_reported
+        self._dropped_reported = self.dropped
         return out
 
     def tail(self) -> str:
@@ -139,6 +146,7 @@ class BotProcess:
             start_new_session=True,
         )
         LOGGER.debug("started %s as pid %d", manifest.label, process.pid)
+        logs.new_process()
         return cls(manifest, process, logs)
 
     @property

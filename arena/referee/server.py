@@ -23,6 +23,7 @@ from arena.referee.errors import (
     BotCrashed,
     BotError,
     BotProtocolError,
+    BotStartupError,
     BotTimeout,
 )
 from arena.v1 import arena_pb2, arena_pb2_grpc
@@ -47,6 +48,8 @@ class Session:
     inbox: asyncio.Queue[arena_pb2.BotMessage | BotError] = field(default_factory=asyncio.Queue)
     hello: arena_pb2.Hello | None = None
     closed: bool = False
+    last_request_id: int = 0
+    """The id of the latest request sent (0 before the first)."""
     _next_request: int = 1
 
     def send(self, message: arena_pb2.RefereeMessage) -> None:
@@ -68,6 +71,7 @@ class Session:
         :raises BotError: timeout, closed stream, or a reply that is not the answer.
         """
         request.request_id = self._next_request
+        self.last_request_id = self._next_request
         self._next_request += 1
         stale = self._drain()
         if isinstance(stale, BotError):
@@ -183,9 +187,7 @@ class RefereeService(arena_pb2_grpc.RefereeServicer):
             return None
         if hello.protocol_version != PROTOCOL_VERSION:
             session.inbox.put_nowait(
-                BotProtocolError(
-                    f"speaks protocol {hello.protocol_version}, not {PROTOCOL_VERSION}"
-                )
+                BotStartupError(f"speaks protocol {hello.protocol_version}, not {PROTOCOL_VERSION}")
             )
             session.closed = True
             session.connected.set()
