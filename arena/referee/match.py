@@ -246,6 +246,7 @@ class Match:
         self.match_id = config.match_id or secrets.token_hex(6)
         self.runners = [_SeatRunner(i, spec, config) for i, spec in enumerate(seats)]
         self.autopilot = GreedyPolicy()
+        self._records: list[dict[str, Any]] = []
 
     async def run(self, on_game: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
         """Play every game; always stops every bot and the server, whatever happens."""
@@ -254,7 +255,7 @@ class Match:
         try:
             await server.start(self.config.listen or f"unix:{socket_dir}/referee.sock")
             stats = [SeatStats(r.label) for r in self.runners]
-            records: list[dict[str, Any]] = []
+            records = self._records
             for index in range(self.config.games):
                 record = await self._play_game(server, index, stats)
                 records.append(record)
@@ -264,13 +265,12 @@ class Match:
                 seat_stats.label = runner.label
             return MatchResult(records, stats)
         finally:
-            await self._shutdown(server)
+            await self._shutdown(server, len(self._records))
             shutil.rmtree(socket_dir, ignore_errors=True)
 
-    async def _shutdown(self, server: RefereeServer) -> None:
-        end = pb.RefereeMessage(
-            match_end=pb.MatchEnd(games_played=self.config.games, reason="completed")
-        )
+    async def _shutdown(self, server: RefereeServer, played: int) -> None:
+        reason = "completed" if played == self.config.games else "aborted"
+        end = pb.RefereeMessage(match_end=pb.MatchEnd(games_played=played, reason=reason))
         for runner in self.runners:
             if runner.session is not None:
                 runner.session.send(end)
