@@ -12,6 +12,13 @@ from arena import __version__
 from arena.cli.bot import bot_group
 from arena.cli.match import match_command
 from arena.cli.simulate import simulate_command
+from arena.cli.tournament import (
+    export_command,
+    ratings_group,
+    replay_command,
+    standings_command,
+    tournament_group,
+)
 
 EXIT_USAGE = 2
 
@@ -39,5 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     return code if isinstance(code, int) else 0
 
 
-for command in (simulate_command, match_command, bot_group):
+for command in (
+    simulate_command,
+    match_command,
+    bot_group,
+    tournament_group,
+    standings_command,
+    replay_command,
+    export_command,
+    ratings_group,
+):
     cli.add_command(command)

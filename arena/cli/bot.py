@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.table import Table
 
 from arena.cli.common import resolve_ruleset, resolve_time_control
 from arena.cli.match import ensure_built
+from arena.cli.storage_options import data_dir, db_options, open_engine
 from arena.game.policies import RandomPolicy
 from arena.game.rules import PRESETS
 from arena.referee.manifest import ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
+from arena.storage import service
+from arena.submission import SubmitError, submit_bot
 
 _PLAIN = {
     "timeout": "did not answer in time",
@@ -78,3 +83,60 @@ def check_command(path: str, games: int, ruleset: str, seed: int, time_control: 
         console.print(f"[red]{problems} fault(s): fix them before submitting.[/]")
         raise click.exceptions.Exit(1)
     console.print("[green]no faults: the bot speaks the protocol and plays legally.[/]")
+
+
+@bot_group.command("submit")
+@click.argument("path", type=click.Path(exists=False))
+@click.option("--build-timeout", type=click.IntRange(min=1), default=600, show_default=True,
+              help="Seconds the build step may take.")  # fmt: skip
+@db_options
+def submit_command(path: str, build_timeout: int, db: str | None, data: Path | None) -> None:
+    """Validate, build and smoke-test the bot at PATH, then store it as a new version."""
+    engine = open_engine(db, data)
+    try:
+        version, created = submit_bot(
+            engine, path, data or data_dir(), build_timeout_s=build_timeout
+        )
+    except SubmitError as exc:
+        raise click.ClickException(str(exc)) from None
+    if created:
+        click.echo(f"stored {version.label} (version {version.seq}, {version.checksum[:12]})")
+    else:
+        click.echo(f"unchanged: {version.label} is already stored ({version.checksum[:12]})")
+
+
+@bot_group.command("list")
+@db_options
+def list_command(db: str | None, data: Path | None) -> None:
+    """Every submitted bot with its latest version."""
+    engine = open_engine(db, data)
+    table = Table(title="Bots")
+    for column in ("bot", "latest", "versions", "language", "submitted"):
+        table.add_column(column)
+    for bot in service.list_bots(engine):
+        versions = service.bot_versions(engine, bot.name)
+        latest = versions[-1]
+        table.add_row(
+            bot.name, latest.label, str(len(versions)), latest.language,
+            latest.submitted_at.strftime("%Y-%m-%d %H:%M"),
+        )  # fmt: skip
+    Console().print(table)
+
+
+@bot_group.command("show")
+@click.argument("name")
+@db_options
+def show_command(name: str, db: str | None, data: Path | None) -> None:
+    """A bot's versions and manifest."""
+    engine = open_engine(db, data)
+    versions = service.bot_versions(engine, name)
+    if not versions:
+        raise click.ClickException(f"no bot named {name!r}")
+    console = Console()
+    for version in versions:
+        console.print(
+            f"[bold]{version.label}[/] version {version.seq}, {version.language}, "
+            f"sha256 {version.checksum[:16]}, submitted {version.submitted_at:%Y-%m-%d %H:%M}"
+        )
+        console.print(f"  files: {version.path}")
+    console.print(f"manifest of the latest version: {versions[-1].manifest}")

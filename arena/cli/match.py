@@ -83,7 +83,11 @@ def ensure_built(seats: list[SeatSpec], rebuild: bool) -> None:
     show_default=True,
     help="Milliseconds: per decision, bank per game, transport grace, startup limit.",
 )
-@click.option("--listen", default=None, help="Serve bots over TCP at HOST:PORT instead of a private unix socket, so remote bots can join.")
+@click.option(
+    "--listen",
+    default=None,
+    help="Serve bots over TCP at HOST:PORT instead of a private unix socket, so remote bots can join.",
+)
 @click.option("--log-cap", type=click.IntRange(min=0), default=DEFAULT_LOG_CAP, show_default=True,
               help="Bytes of stdout+stderr kept per bot per match.")  # fmt: skip
 @click.option("--rebuild", is_flag=True, help="Run every bot's build step even if it ran before.")

@@ -12,8 +12,16 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
-SEATINGS: tuple[tuple[int, int, int], ...] = tuple(itertools.permutations(range(3)))  # type: ignore[assignment]
-"""The 6 ways to seat a table's three bots; seating ``s`` puts table bot ``SEATINGS[s][i]`` in seat ``i``."""
+SEATINGS: tuple[tuple[int, int, int], ...] = (
+    (0, 1, 2),
+    (0, 2, 1),
+    (1, 0, 2),
+    (1, 2, 0),
+    (2, 0, 1),
+    (2, 1, 0),
+)
+"""The 6 ways to seat a table's three bots (``itertools.permutations`` order); seating
+``s`` puts table bot ``SEATINGS[s][i]`` in seat ``i``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,185 @@
+"""Opening the arena database: the URL, the engine (made once per process), migrations.
+
+SQLite (the default, a file in the data directory) and PostgreSQL (``postgresql://...``,
+driven by psycopg 3) are supported. SQLite connections get WAL journaling (readers never
+block the writer), foreign keys and a 30 s busy timeout. Write transactions on SQLite start
+with ``BEGIN IMMEDIATE``, so two writers queue on the busy timeout instead of failing
+when a read-started transaction tries to upgrade to a write.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from alembic import command
+from alembic.config import Config
+from alembic.util.exc import CommandError
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
+
+LOGGER = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_SECONDS: Final = 30.0
+"""How long a SQLite writer waits for another writer before giving up."""
+CONNECT_TIMEOUT_SECONDS: Final = 10
+"""How long to wait for a PostgreSQL server to answer before reporting it unreachable."""
+MIGRATIONS_DIR: Final = Path(__file__).parent / "migrations"
+WRITE_OPTION: Final = "arena_write"
+"""Execution option marking a connection whose transaction will write (see :func:`write_session`)."""
+_MIGRATION_LOCK_KEY: Final = 952_000_001
+"""PostgreSQL advisory lock key held while migrating, so concurrent starters queue."""
+
+
+class StorageError(Exception):
+    """A storage operation failed; the message is one line, fit to show to a user."""
+
+
+def data_dir() -> Path:
+    """The arena's data directory: ``$ARENA_DATA`` or ``./arena-data``, created if missing."""
+    path = Path(os.environ.get("ARENA_DATA") or "arena-data")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create data directory {path}: {exc.strerror}") from None
+    return path
+
+
+def default_url() -> str:
+    """``$ARENA_DB`` if set, else the SQLite file ``arena.db`` in :func:`data_dir`."""
+    url = os.environ.get("ARENA_DB")
+    if url:
+        return url
+    return f"sqlite:///{(data_dir() / 'arena.db').resolve()}"
+
+
+def _parse(url: str) -> URL:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StorageError(f"bad database URL {url!r}") from None
+    # Plain postgresql:// means psycopg 3 here (the installed driver), not psycopg2.
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def _shown(url: URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def make_engine(url: str | None = None) -> Engine:
+    """An engine for *url* (default :func:`default_url`); make one per process and share it.
+
+    Nothing connects yet; :func:`open_database` also checks the connection and migrates.
+
+    :raises StorageError: for a URL that is malformed or names an unknown database driver.
+    """
+    parsed = _parse(url or default_url())
+    options: dict[str, Any] = {}
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    if is_sqlite:
+        options["connect_args"] = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_SECONDS}
+        if parsed.database in (None, "", ":memory:"):
+            options["poolclass"] = StaticPool  # one shared in-memory database
+    elif parsed.get_backend_name() == "postgresql":
+        options["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
+        options["pool_pre_ping"] = True
+    try:
+        engine = create_engine(parsed, **options)
+    except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+        raise StorageError(f"bad database URL {_shown(parsed)}: {one_line(exc)}") from None
+    if is_sqlite:
+        _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control from the sqlite3 module: it would BEGIN lazily before
+        # the first write, too late to take the write lock up front.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_SECONDS * 1000)}")
+            cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL, much faster commits
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        writes = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """A session for one write transaction (``BEGIN IMMEDIATE`` on SQLite); commit it yourself.
+
+    Objects stay loaded after the commit, so they can be returned to callers.
+    """
+    with Session(engine, expire_on_commit=False) as session:
+        session.connection(execution_options={WRITE_OPTION: True})
+        yield session
+
+
+def read_session(engine: Engine) -> Session:
+    """A session for reading; objects stay usable after it closes."""
+    return Session(engine, expire_on_commit=False)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema up to the newest migration (``alembic upgrade head``).
+
+    Safe to call from several processes at once: they take turns.
+
+    :raises StorageError: if the database cannot be reached or the migration fails.
+    """
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.set_main_option("path_separator", "os")
+    try:
+        with engine.connect() as connection:
+            connection.execution_options(**{WRITE_OPTION: True})
+            with connection.begin():
+                if connection.dialect.name == "postgresql":
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY}
+                    )
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+    except (SQLAlchemyError, CommandError) as exc:
+        # CommandError: e.g. a database migrated by a newer arena than this one.
+        raise StorageError(f"cannot open database {_shown(engine.url)}: {one_line(exc)}") from None
+
+
+def open_database(url: str | None = None) -> Engine:
+    """:func:`make_engine` then :func:`migrate`: the one call an application makes at start.
+
+    :raises StorageError: for a bad URL, an unreachable database or a failed migration.
+    """
+    engine = make_engine(url)
+    try:
+        migrate(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    LOGGER.debug("database ready: %s", _shown(engine.url))
+    return engine
+
+
+def one_line(exc: BaseException) -> str:
+    """The first non-empty line of a (driver) error, for one-line messages."""
+    inner = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(inner).splitlines() if line.strip()]
+    return lines[0] if lines else type(inner).__name__

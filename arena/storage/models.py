@@ -1,0 +1,324 @@
+"""The arena's tables (sqlmodel), plus the Create/Public variants callers pass around.
+
+What is stored and why:
+
+* ``Bot`` / ``BotVersion``: every distinct set of bot files ever submitted, so a game always
+  names the exact program that played it.
+* ``Tournament`` / ``Entry``: what was scheduled (rules, time control, seed, entrants in order).
+* ``Game``: one row per played game with the whole ``arena952.game/1`` record as JSON text,
+  the record being the fact everything else is computed from (STYLE.md 19).
+  ``(tournament_id, schedule_index)`` is unique, so no scheduled game is stored twice.
+* ``GameSeat``: the per-seat numbers of a game (score, rank, contracts made), denormalised
+  from the record for fast standings and dashboards.
+* ``RatingSnapshot`` / ``Rating``: every rating update ever made, never overwritten, and the
+  current value per bot version and tournament (STYLE.md 6).
+
+JSON columns are ``TEXT`` holding JSON, identical on SQLite and PostgreSQL. Timestamps are
+timezone-aware UTC on both (SQLite has no time zones, so :class:`UTCDateTime` restores it).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    Double,
+    Index,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlmodel import Field, SQLModel
+
+# Named constraints, so later migrations can alter them (SQLite batch mode needs names).
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+RatingMode = Literal["game", "board"]
+"""``game``: every game rated alone; ``board``: a board's games rated once, by total score."""
+TournamentStatus = Literal["created", "running", "interrupted", "finished", "failed"]
+"""``interrupted``: stopped before the end (Ctrl-C, a lost worker); resuming continues it."""
+
+RATING_MODES: Final = ("game", "board")
+STATUSES: Final = ("created", "running", "interrupted", "finished", "failed")
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """``TIMESTAMP WITH TIME ZONE`` that always gives back aware UTC datetimes.
+
+    PostgreSQL keeps the zone; SQLite stores the UTC wall time and we re-attach UTC on read.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def _when(nullable: bool = False) -> Any:
+    """A UTC timestamp field, set to now on insert unless nullable."""
+    if nullable:
+        return Field(default=None, sa_type=UTCDateTime, nullable=True)
+    return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+# ------------------------------------------------------------------------------- bots
+
+
+class BotBase(SQLModel):
+    name: str = Field(max_length=64)
+    """The manifest name; a bot is all versions submitted under one name."""
+
+
+class Bot(BotBase, table=True):
+    """A bot: a name that versions are submitted under."""
+
+    __tablename__ = "bot"
+    __table_args__ = (UniqueConstraint("name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _when()
+
+
+class BotPublic(BotBase):
+    id: int
+    created_at: datetime
+
+
+class BotVersionBase(SQLModel):
+    version: str = Field(max_length=32)
+    """The manifest's ``version``."""
+    label: str = Field(max_length=120)
+    """``name@version``, or ``name@version+<checksum[:8]>`` when that version already exists
+    with other files; unique per bot, and what records and standings show."""
+    checksum: str = Field(max_length=64)
+    """sha256 hex of the bot's files."""
+    language: str = Field(max_length=64)
+    path: str = Field(sa_type=Text)
+    """Where the stored copy of the bot's files lives."""
+
+
+class BotVersion(BotVersionBase, table=True):
+    """One submitted set of bot files; never changed once stored."""
+
+    __tablename__ = "bot_version"
+    __table_args__ = (
+        UniqueConstraint("bot_id", "seq"),
+        UniqueConstraint("bot_id", "label"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id")
+    seq: int
+    """1, 2, ... in submission order within the bot."""
+    manifest: str = Field(sa_type=Text)
+    """JSON of the manifest fields."""
+    submitted_at: datetime = _when()
+
+
+class BotVersionPublic(BotVersionBase):
+    id: int
+    bot_id: int
+    seq: int
+    manifest: str
+    submitted_at: datetime
+
+
+# ------------------------------------------------------------------------ tournaments
+
+
+class TournamentBase(SQLModel):
+    name: str = Field(max_length=120)
+    ruleset: str = Field(max_length=64)
+    """Preset id of the rules, or ``custom``."""
+    rules: str = Field(sa_type=Text)
+    """JSON of ``RuleSet.to_json()``."""
+    time_control: str = Field(max_length=200)
+    """E.g. ``decision=1000,bank=10000,grace=50,startup=10000`` (milliseconds)."""
+    format: str = Field(default="round_robin", max_length=32)
+    boards: int
+    seed: int = Field(sa_type=BigInteger)
+    rating_mode: str = Field(max_length=16)
+    """``game`` or ``board`` (:data:`RatingMode`)."""
+    games_total: int
+    """Games in the whole schedule; schedule indexes run 0 .. games_total - 1."""
+
+
+class Tournament(TournamentBase, table=True):
+    """A scheduled set of games between entrants under one rule set and time control."""
+
+    __tablename__ = "tournament"
+    __table_args__ = (
+        UniqueConstraint("name"),
+        CheckConstraint("rating_mode IN ('game', 'board')", name="rating_mode"),
+        CheckConstraint("status IN ('created', 'running', 'finished', 'failed')", name="status"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    status: str = Field(default="created", max_length=16)
+    """``created``, ``running``, ``interrupted``, ``finished`` or ``failed``."""
+    created_at: datetime = _when()
+    finished_at: datetime | None = _when(nullable=True)
+
+
+class TournamentCreate(TournamentBase):
+    """What a caller supplies to create a tournament (validated before storing)."""
+
+    rating_mode: RatingMode
+    boards: int = Field(ge=1)
+    games_total: int = Field(ge=0)
+
+
+class TournamentPublic(TournamentBase):
+    id: int
+    status: str
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class Entry(SQLModel, table=True):
+    """An entrant of a tournament, in entry order."""
+
+    __tablename__ = "entry"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "bot_version_id"),
+        Index("ix_entry_bot_version_id", "bot_version_id"),
+    )
+
+    tournament_id: int = Field(foreign_key="tournament.id", primary_key=True)
+    position: int = Field(primary_key=True)
+    """0, 1, ... in the order the entrants were given."""
+    bot_version_id: int = Field(foreign_key="bot_version.id")
+
+
+# ------------------------------------------------------------------------------ games
+
+
+class GameBase(SQLModel):
+    schedule_index: int
+    """Position in the tournament's schedule; unique per tournament."""
+    table_index: int
+    board_index: int
+    seating_index: int
+    seed: int = Field(sa_type=BigInteger)
+    seats: str = Field(sa_type=Text)
+    """JSON list of the 3 bot_version ids, by seat."""
+    winners: str = Field(sa_type=Text)
+    """JSON list of winning seats (more than one on a shared first place)."""
+    reason: str = Field(max_length=16)
+    """``target``, ``negative``, ``overtime``, ``draw`` or ``capped``."""
+    scores: str = Field(sa_type=Text)
+    """JSON list of final scores, by seat."""
+    hands_played: int
+    fault_count: int
+
+
+class Game(GameBase, table=True):
+    """One played game and its whole record."""
+
+    __tablename__ = "game"
+    __table_args__ = (UniqueConstraint("tournament_id", "schedule_index"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    # No separate index: the unique constraint's index starts with tournament_id.
+    tournament_id: int = Field(foreign_key="tournament.id")
+    record: str = Field(sa_type=Text)
+    """The whole ``arena952.game/1`` record as JSON."""
+    created_at: datetime = _when()
+
+
+class GamePublic(GameBase):
+    """A game without its (large) record."""
+
+    id: int
+    tournament_id: int
+    created_at: datetime
+
+
+class GameSeat(SQLModel, table=True):
+    """One seat of one game: who sat there and how it went."""
+
+    __tablename__ = "game_seat"
+    __table_args__ = (Index("ix_game_seat_bot_version_id", "bot_version_id"),)
+
+    game_id: int = Field(foreign_key="game.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    bot_version_id: int = Field(foreign_key="bot_version.id")
+    score: int
+    rank: int
+    """0 = first; ties share a rank; a faulted seat ranks below every clean one."""
+    won: bool
+    """In ``result.winners`` (outright or shared first place)."""
+    faulted: bool
+    """The seat has at least one entry in the record's ``faults``."""
+    hands_9: int
+    made_9: int
+    """Hands played with contract 9, and those where tricks won >= 9."""
+    hands_5: int
+    made_5: int
+    hands_2: int
+    made_2: int
+
+
+# ---------------------------------------------------------------------------- ratings
+
+
+class RatingSnapshot(SQLModel, table=True):
+    """A bot version's rating after one rating update; every snapshot is kept."""
+
+    __tablename__ = "rating_snapshot"
+    __table_args__ = (
+        # Also the index for "snapshots of a bot in a tournament", and it enforces
+        # one snapshot per rated game (or board) per bot.
+        UniqueConstraint("tournament_id", "bot_version_id", "schedule_index"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id")
+    bot_version_id: int = Field(foreign_key="bot_version.id")
+    schedule_index: int
+    """The game (or the last game of the board) after which this rating holds."""
+    mu: float = Field(sa_type=Double)
+    sigma: float = Field(sa_type=Double)
+    games: int
+    """Rated games of this bot in this tournament so far."""
+
+
+class Rating(SQLModel, table=True):
+    """A bot version's current rating in a tournament (the last snapshot)."""
+
+    __tablename__ = "rating"
+    tournament_id: int = Field(foreign_key="tournament.id", primary_key=True)
+    bot_version_id: int = Field(foreign_key="bot_version.id", primary_key=True)
+    mu: float = Field(sa_type=Double)
+    sigma: float = Field(sa_type=Double)
+    games: int
+    rated_through: int
+    """Schedule index of the last update that included this bot."""

@@ -1,0 +1,130 @@
+"""The tournament runner: plays what is missing from a tournament's schedule, exactly once.
+
+Crash safety comes from three facts: the schedule is a pure function of the tournament's
+settings; a game is written together with its rating update in one transaction, under a
+uniqueness constraint on its schedule index; and the runner plays only the indexes that
+are not stored yet. Kill it at any moment and run it again: finished games stay, unfinished
+ones are played again from the same seed, and the ratings are those of the stored prefix.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from arena.game.rules import RuleSet
+from arena.referee.process import DEFAULT_LOG_CAP
+from arena.storage import service
+from arena.storage.models import Tournament
+from arena.tournament.executor import Executor, LocalProcessExecutor
+from arena.tournament.formats import ScheduledGame, get_format
+from arena.tournament.jobs import GameJob
+
+LOGGER = logging.getLogger(__name__)
+
+
+@dataclass
+class RunProgress:
+    """What a progress display needs."""
+
+    done: int
+    total: int
+    played_now: int
+    seconds: float
+
+
+def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], list[GameJob]]:
+    """The tournament, its whole schedule, and the jobs still to play.
+
+    :raises arena.storage.service.StorageError: if there is no such tournament.
+    """
+    tournament = service.get_tournament(engine, name)
+    tournament_id = service.row_id(tournament)
+    versions = service.entries(engine, tournament_id)
+    fmt = get_format(tournament.format)
+    schedule = fmt.schedule(len(versions), tournament.boards, tournament.seed)
+    stored = service.stored_indexes(engine, tournament_id)
+    rules = RuleSet.from_json(_json(tournament.rules), name=tournament.ruleset)
+    jobs = [
+        GameJob(
+            schedule_index=game.schedule_index,
+            seed=game.seed,
+            first_dealer=game.first_dealer,
+            rules=rules.to_json(),
+            ruleset=tournament.ruleset,
+            time_control=tournament.time_control,
+            bot_paths=(
+                versions[game.entrants[0]].path,
+                versions[game.entrants[1]].path,
+                versions[game.entrants[2]].path,
+            ),
+            game_id=f"{tournament.name}-{game.schedule_index:06d}",
+            log_cap=DEFAULT_LOG_CAP,
+        )
+        for game in schedule
+        if game.schedule_index not in stored
+    ]
+    return tournament, schedule, jobs
+
+
+def _json(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    assert isinstance(value, dict)
+    return value
+
+
+async def run_tournament(
+    engine: Engine,
+    name: str,
+    executor: Executor | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
+) -> RunProgress:
+    """Play every game of tournament *name* that is not stored yet, storing each as it ends.
+
+    :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault).
+    """
+    tournament, schedule, jobs = plan(engine, name)
+    tournament_id = service.row_id(tournament)
+    versions = service.entries(engine, tournament_id)
+    by_index = {game.schedule_index: game for game in schedule}
+    executor = executor or LocalProcessExecutor()
+    board_size = get_format(tournament.format).board_size
+    progress = RunProgress(len(schedule) - len(jobs), len(schedule), 0, 0.0)
+    start = time.perf_counter()
+    service.set_status(engine, tournament_id, "running")
+    if on_progress is not None:
+        on_progress(progress)
+
+    def store(job: GameJob, record: dict[str, Any]) -> None:
+        game = by_index[job.schedule_index]
+        service.record_game(
+            engine,
+            tournament_id,
+            schedule_index=game.schedule_index,
+            table_index=game.table_index,
+            board_index=game.board_index,
+            seating_index=game.seating_index,
+            seed=game.seed,
+            seats=[service.row_id(versions[e]) for e in game.entrants],
+            record=record,
+            board_size=board_size,
+        )
+        progress.done += 1
+        progress.played_now += 1
+        progress.seconds = time.perf_counter() - start
+        if on_progress is not None:
+            on_progress(progress)
+
+    try:
+        await executor.run(jobs, store)
+    except BaseException:
+        service.set_status(engine, tournament_id, "interrupted")
+        raise
+    service.set_status(engine, tournament_id, "finished")
+    return progress

@@ -1,0 +1,158 @@
+"""The database layer: URLs, engines, SQLite settings, migrations against the models."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.migration import MigrationContext
+from sqlalchemy import Engine, MetaData, inspect, text
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import SQLModel
+
+import arena.storage.models  # noqa: F401  (the tables the migrations must match)
+from arena.storage import StorageError, default_url, make_engine, migrate, open_database
+from arena.storage.database import MIGRATIONS_DIR
+
+TABLES = {
+    "alembic_version",
+    "bot",
+    "bot_version",
+    "entry",
+    "game",
+    "game_seat",
+    "rating",
+    "rating_snapshot",
+    "tournament",
+}
+
+
+def _differences(engine: Engine, metadata: MetaData) -> list[object]:
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        return list(compare_metadata(context, metadata))
+
+
+def test_migrated_schema_matches_the_models(engine: Engine) -> None:
+    assert set(inspect(engine).get_table_names()) == TABLES
+    assert _differences(engine, SQLModel.metadata) == []
+    # The comparison does look at the database: against no models, every table differs.
+    removed = {d[1].name for d in _differences(engine, MetaData()) if d[0] == "remove_table"}  # type: ignore[index]
+    assert removed == TABLES - {"alembic_version"}
+
+
+def test_migrate_again_is_a_no_op_and_downgrade_reverses(engine: Engine) -> None:
+    migrate(engine)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
+            ("0001",)
+        ]
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "base")
+    assert set(inspect(engine).get_table_names()) == {"alembic_version"}
+    migrate(engine)
+    assert _differences(engine, SQLModel.metadata) == []
+
+
+def test_sqlite_uses_wal_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    try:
+        with engine.connect() as connection:
+            pragma = connection.exec_driver_sql
+            assert pragma("PRAGMA journal_mode").scalar() == "wal"
+            assert pragma("PRAGMA foreign_keys").scalar() == 1
+            assert pragma("PRAGMA busy_timeout").scalar() == 30000
+    finally:
+        engine.dispose()
+
+
+def test_foreign_keys_are_enforced(engine: Engine) -> None:
+    with pytest.raises(IntegrityError, match=r"(?i)foreign key"), engine.begin() as connection:
+        connection.execute(
+            text("INSERT INTO entry (tournament_id, position, bot_version_id) VALUES (99, 0, 99)")
+        )
+
+
+def test_default_url_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    monkeypatch.setenv("ARENA_DATA", str(tmp_path / "data" / "dir"))
+    assert default_url() == f"sqlite:///{tmp_path / 'data' / 'dir' / 'arena.db'}"
+    assert (tmp_path / "data" / "dir").is_dir()
+    monkeypatch.setenv("ARENA_DB", "postgresql://arena@db.example/arena")
+    assert default_url() == "postgresql://arena@db.example/arena"
+
+
+def test_default_data_dir_is_arena_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    monkeypatch.delenv("ARENA_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert default_url() == f"sqlite:///{tmp_path / 'arena-data' / 'arena.db'}"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("not a url", "bad database URL 'not a url'"),
+        ("nosuchdb://x/y", "bad database URL nosuchdb://x/y"),
+    ],
+)
+def test_bad_url_is_one_clear_line(url: str, message: str) -> None:
+    with pytest.raises(StorageError, match="^" + message) as caught:
+        make_engine(url)
+    assert "\n" not in str(caught.value)
+
+
+def test_unreachable_database_is_one_clear_line(tmp_path: Path) -> None:
+    unreachable = [
+        "postgresql://arena:secret@127.0.0.1:1/arena",  # nothing listens on port 1
+        f"sqlite:///{tmp_path / 'no' / 'such' / 'dir' / 'a.db'}",
+    ]
+    for url in unreachable:
+        with pytest.raises(StorageError, match=r"^cannot open database ") as caught:
+            open_database(url)
+        assert "\n" not in str(caught.value)
+        assert "secret" not in str(caught.value)
+
+
+def test_a_database_from_a_newer_arena_is_refused(engine: Engine, database_url: str) -> None:
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    with pytest.raises(StorageError, match=r"^cannot open database .*9999"):
+        open_database(database_url)
+
+
+def test_in_memory_sqlite_is_one_shared_database() -> None:
+    engine = open_database("sqlite://")
+    try:
+        assert set(inspect(engine).get_table_names()) == TABLES
+    finally:
+        engine.dispose()
+
+
+def test_concurrent_starts_migrate_once(database_url: str) -> None:
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            open_database(database_url).dispose()
+        except BaseException as exc:  # collected: a thread cannot raise into the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    engine = make_engine(database_url)
+    try:
+        assert _differences(engine, SQLModel.metadata) == []
+    finally:
+        engine.dispose()

@@ -1,0 +1,215 @@
+"""Tournaments end to end: submission, a real round robin through the referee, standings,
+export, replay, rating recomputation, and crash safety under a real ``kill -9``.
+
+Parametrized over SQLite and a real PostgreSQL server (``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from arena.cli import main
+from arena.game.record import replay_record
+from arena.storage import service
+from arena.storage.database import open_database
+from arena.submission import SubmitError, submit_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_bots"
+PYTHON_BOTS = ("random_bot", "heuristic_bot", "greedy_bot")
+
+
+def _cli(url: str, data: Path, *args: str) -> int:
+    return main([*args[:2], *args[2:], "--db", url, "--data", str(data)])
+
+
+def _submit_all(url: str, data: Path) -> None:
+    for bot in PYTHON_BOTS:
+        assert main(["bot", "submit", str(SAMPLES / bot), "--db", url, "--data", str(data)]) == 0
+
+
+def _comparable(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without what legitimately differs between runs (clocks and logs)."""
+    return {k: v for k, v in record.items() if k not in ("timings", "bot_logs")}
+
+
+def _state(engine: Engine, name: str) -> tuple[list[Any], list[Any]]:
+    tournament = service.get_tournament(engine, name)
+    records = [(i, _comparable(r)) for i, r in service.tournament_records(engine, tournament.id)]
+    ratings = [
+        (row.bot, round(row.mu, 9), round(row.sigma, 9), row.games)
+        for row in service.standings(engine, tournament.id)
+    ]
+    return records, ratings
+
+
+def test_submission_stores_only_what_passes(database_url: str, tmp_path: Path) -> None:
+    engine = open_database(database_url)
+    data = tmp_path / "data"
+    version, created = submit_bot(engine, SAMPLES / "random_bot", data)
+    assert created and version.label == "random_bot@1.0.0"
+    again, created = submit_bot(engine, SAMPLES / "random_bot", data)
+    assert not created and again.id == version.id
+    changed = tmp_path / "random_copy"
+    subprocess.run(["cp", "-r", str(SAMPLES / "random_bot"), str(changed)], check=True)
+    (changed / "NOTES.txt").write_text("a changed file makes a new version\n")
+    newer, created = submit_bot(engine, changed, data)
+    assert created and newer.seq == 2 and newer.label != version.label
+    assert [v.seq for v in service.bot_versions(engine, "random_bot")] == [1, 2]
+
+    crasher = tmp_path / "crasher"
+    crasher.mkdir()
+    (crasher / "bot.toml").write_text(
+        'name = "crasher"\nversion = "1"\nlanguage = "python"\nrun = "python bot.py"\n'
+    )
+    (crasher / "bot.py").write_text("import sys\nsys.exit('I give up')\n")
+    with pytest.raises(SubmitError, match="smoke game failed: startup"):
+        submit_bot(engine, crasher, data)
+    (crasher / "bot.toml").write_text(
+        'name = "crasher"\nversion = "1"\nlanguage = "python"\nrun = "python bot.py"\n'
+        "build = \"python -c 'raise SystemExit(4)'\"\n"
+    )
+    with pytest.raises(SubmitError, match="failed with exit code 4"):
+        submit_bot(engine, crasher, data)
+    (crasher / "bot.toml").write_text("name = 'crasher'\n")
+    with pytest.raises(SubmitError, match="missing required key"):
+        submit_bot(engine, crasher, data)
+    assert service.latest_version(engine, "crasher") is None
+    assert not (data / "bots" / "crasher").exists() or not any(
+        p for p in (data / "bots" / "crasher").iterdir() if not p.name.startswith(".staging")
+    )
+
+
+def test_round_robin_ranks_random_bot_last(
+    database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    _submit_all(database_url, data)
+    args = ["tournament", "create", "rr", "--bots", ",".join(PYTHON_BOTS), "--boards", "3",
+            "--seed", "5", "--db", database_url, "--data", str(data)]  # fmt: skip
+    assert main(args) == 0
+    assert main(["tournament", "run", "rr", "--parallel", "2", "--db", database_url,
+                 "--data", str(data)]) == 0  # fmt: skip
+    engine = open_database(database_url)
+    tournament = service.get_tournament(engine, "rr")
+    assert tournament.status == "finished"
+    records = service.tournament_records(engine, tournament.id)
+    assert [i for i, _ in records] == list(range(18))
+    for _, record in records:
+        replay_record(record)
+        assert record["faults"] == []
+    rows = service.standings(engine, tournament.id)
+    assert rows[-1].bot.startswith("random_bot@")
+    assert all(row.games == 18 for row in rows)
+    out = capsys.readouterr().out
+    assert "random_bot@1.0.0" in out and "made 9" in out
+
+    export = tmp_path / "export"
+    assert (
+        main(["export", "rr", "--out", str(export), "--db", database_url, "--data", str(data)]) == 0
+    )
+    assert len(list(export.glob("*.json"))) == 18
+    before = _state(engine, "rr")
+    assert main(["ratings", "recompute", "rr", "--db", database_url, "--data", str(data)]) == 0
+    assert _state(engine, "rr") == before
+    game_id = service.tournament_game_ids(engine, tournament.id)[0]
+    assert main(["replay", str(game_id), "--db", database_url, "--data", str(data)]) == 0
+    assert "trick 16" in capsys.readouterr().out
+
+
+def test_kill_minus_nine_then_resume_is_exactly_once(
+    database_url: str, second_database_url: str, tmp_path: Path
+) -> None:
+    """A real runner killed with SIGKILL mid-run, resumed: same records and ratings as an
+    uninterrupted run, no game lost or played twice, no bot process left behind."""
+    create = ["tournament", "create", "t", "--bots", ",".join(PYTHON_BOTS), "--boards", "4",
+              "--seed", "9", "--rating-mode", "game"]  # fmt: skip
+    reference_data, killed_data = tmp_path / "reference", tmp_path / "killed"
+    for url, data in ((second_database_url, reference_data), (database_url, killed_data)):
+        _submit_all(url, data)
+        assert main([*create, "--db", url, "--data", str(data)]) == 0
+    assert main(["tournament", "run", "t", "--parallel", "2", "--db", second_database_url,
+                 "--data", str(reference_data)]) == 0  # fmt: skip
+
+    engine = open_database(database_url)
+    tournament = service.get_tournament(engine, "t")
+    runner = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "tournament",
+            "run",
+            "t",
+            "--parallel",
+            "2",
+            "--db",
+            database_url,
+            "--data",
+            str(killed_data),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(service.stored_indexes(engine, tournament.id)) < 7:
+        assert runner.poll() is None, "the runner finished before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    stored_at_kill = len(service.stored_indexes(engine, tournament.id))
+    assert 7 <= stored_at_kill < 24
+    _assert_no_bot_survives(killed_data)
+
+    assert main(["tournament", "run", "t", "--parallel", "2", "--db", database_url,
+                 "--data", str(killed_data)]) == 0  # fmt: skip
+    assert _state(engine, "t") == _state(open_database(second_database_url), "t")
+    assert len(service.stored_indexes(engine, tournament.id)) == 24
+
+
+def _assert_no_bot_survives(data: Path, wait_s: float = 10.0) -> None:
+    """No process runs in a stored bot's directory (bots run with cwd = their copy)."""
+    root = str(data.resolve())
+    deadline = time.monotonic() + wait_s
+    while True:
+        alive = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                cwd = os.readlink(f"/proc/{entry}/cwd")
+                state = Path(f"/proc/{entry}/stat").read_text().split()[2]
+            except OSError:
+                continue
+            if cwd.startswith(root) and state != "Z":
+                alive.append(entry)
+        if not alive:
+            return
+        assert time.monotonic() < deadline, f"bot processes outlived the runner: {alive}"
+        time.sleep(0.1)
+
+
+def test_bad_tournament_input_gives_one_line(
+    database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    common = ["--db", database_url, "--data", str(data)]
+    assert main(["tournament", "create", "x", "--bots", "nobody,noone,none", *common]) == 2
+    assert main(["tournament", "create", "x", "--bots", "a,b", *common]) == 2
+    assert main(["tournament", "run", "missing", *common]) == 1
+    assert main(["replay", "424242", *common]) == 1
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 4 and all(line.startswith("arena: error:") for line in errors)
+    assert json.dumps(errors)  # printable
