@@ -46,8 +46,17 @@ $(STAMP): pyproject.toml | check-python
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev,bench]'
 	@touch $@
 
-demo: venv ## Simulate 20 classic games with random policies; records go to runs/demo
-	$(BIN)/arena simulate --ruleset classic --games 20 --seed 1 --out runs/demo
+# The demo's data (SQLite database and submitted bots) lives in runs/demo, made anew each run.
+DEMO_DATA ?= runs/demo
+DEMO_BOTS := random_bot heuristic_bot greedy_bot
+DEMO_ARENA := ARENA_DATA=$(DEMO_DATA) ARENA_DB= $(BIN)/arena
+
+demo: venv ## Submit the sample bots, run a demo tournament with standings (data in runs/demo)
+	rm -rf $(DEMO_DATA)
+	for bot in $(DEMO_BOTS); do $(DEMO_ARENA) bot submit sample_bots/$$bot; done
+	$(DEMO_ARENA) tournament create demo --ruleset classic --boards 8 --seed 1 \
+		--bots $$(echo $(DEMO_BOTS) | tr ' ' ',')
+	$(DEMO_ARENA) tournament run demo
 
 lint: venv ## Static checks: ruff check, ruff format --check, mypy --strict arena
 	$(BIN)/ruff check .
