@@ -196,8 +196,7 @@ class _SeatRunner:
                 raise BotStartupError(f"exited with code {code} before connecting")
             raise BotStartupError(f"did not connect within {limit_s * 1000:.0f} ms")
         if not session.inbox.empty() and session.closed:
-            item = session.inbox.get_nowait()
-            raise item if isinstance(item, BotError) else BotProtocolError("refused at hello")
+            raise session.inbox.get_nowait()
         if isinstance(self.spec, RemoteSeat) and session.hello is not None:
             self.remote_label = f"{session.hello.bot_name}@{session.hello.bot_version}"
         self.healthy = True

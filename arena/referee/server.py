@@ -1,9 +1,10 @@
 """The referee's gRPC service: admits bots by one-time token and carries their streams.
 
-Each admitted stream becomes a :class:`Session` with an outbox (messages to the bot) and
-an inbox (messages from it). Everything that can go wrong on the wire — a closed stream,
+Each admitted stream becomes a :class:`Session`: the referee writes to it and reads the
+answer to each request itself. Everything that can go wrong on the wire — a closed stream,
 an undecodable message, a cancelled call — is converted here, once, into a
-:class:`~arena.referee.errors.BotError` put in the inbox; the match never sees grpc.
+:class:`~arena.referee.errors.BotError` raised by :meth:`Session.ask`; the match never
+sees grpc.
 """
 
 from __future__ import annotations
@@ -38,77 +39,113 @@ MAX_MESSAGE_BYTES = 1 << 20
 
 @dataclass(eq=False)
 class Session:
-    """One seat's stream: created with a token before the bot starts, attached on Hello."""
+    """One seat's stream: created with a token before the bot starts, attached on Hello.
+
+    The referee writes to the stream directly and reads the answer to a request in the
+    same coroutine, like a bare ping-pong: no queue or pump task sits on the hot path.
+    Messages that are not requests keep their order through a chain of writes.
+    """
 
     seat: int
     token: str
     welcome: arena_pb2.Welcome
     connected: asyncio.Event = field(default_factory=asyncio.Event)
-    outbox: asyncio.Queue[arena_pb2.RefereeMessage | None] = field(default_factory=asyncio.Queue)
-    inbox: asyncio.Queue[arena_pb2.BotMessage | BotError] = field(default_factory=asyncio.Queue)
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    inbox: asyncio.Queue[BotError] = field(default_factory=asyncio.Queue)
+    """Errors found at admission (e.g. a refused protocol version)."""
     hello: arena_pb2.Hello | None = None
     closed: bool = False
     last_request_id: int = 0
     """The id of the latest request sent (0 before the first)."""
+    context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage] | None = None
     _next_request: int = 1
+    _writes: asyncio.Future[None] | None = None
+    _broken: BotError | None = None
 
     def send(self, message: arena_pb2.RefereeMessage) -> None:
-        """Queue a message for the bot (dropped if the stream is gone)."""
-        if not self.closed:
-            self.outbox.put_nowait(message)
+        """Write a message to the bot after every earlier one (dropped once the stream is gone)."""
+        if self.closed:
+            return
+        self._writes = asyncio.ensure_future(self._write_after(self._writes, message))
+
+    async def _write_after(
+        self, previous: asyncio.Future[None] | None, message: arena_pb2.RefereeMessage
+    ) -> None:
+        if previous is not None:
+            await previous
+        await self._write(message)
+
+    async def _write(self, message: arena_pb2.RefereeMessage) -> None:
+        # Messages sent before close() are still written; only a broken stream drops them.
+        if self._broken is not None or self.context is None:
+            return
+        try:
+            await self.context.write(message)
+        except Exception as exc:  # the stream is gone; the next request reports it
+            self._broken = BotCrashed(f"the stream broke ({type(exc).__name__})")
+            self.closed = True
+
+    async def flush(self) -> None:
+        """Wait until every message sent so far is written."""
+        if self._writes is not None:
+            with contextlib.suppress(Exception):
+                await self._writes
 
     def close(self) -> None:
-        """End the stream from the referee's side."""
-        if not self.closed:
-            self.outbox.put_nowait(None)
+        """End the stream from the referee's side once pending messages are written."""
         self.closed = True
+        self.finished.set()
 
     async def ask(
         self, request: arena_pb2.DecisionRequest, deadline_s: float
     ) -> tuple[arena_pb2.ActionReply, float]:
         """Send a decision request and wait for its answer; ``(reply, seconds taken)``.
 
+        The first message read must be the answer: anything else, including a late or
+        duplicate answer to an earlier request, is a protocol fault.
+
         :raises BotError: timeout, closed stream, or a reply that is not the answer.
         """
         request.request_id = self._next_request
         self.last_request_id = self._next_request
         self._next_request += 1
-        stale = self._drain()
-        if isinstance(stale, BotError):
-            raise stale
-        if stale is not None:
-            raise BotProtocolError(
-                f"unsolicited {_describe(stale)} before request {request.request_id} "
-                "(a duplicate or late answer)"
-            )
-        if self.closed:
+        await self.flush()
+        if self._broken is not None:
+            raise self._broken
+        if self.closed or self.context is None:
             raise BotCrashed("the stream to the bot is closed")
+        context = self.context
         start = time.perf_counter()
-        self.outbox.put_nowait(arena_pb2.RefereeMessage(decision_request=request))
+        await self._write(arena_pb2.RefereeMessage(decision_request=request))
         try:
-            item = await asyncio.wait_for(self.inbox.get(), deadline_s)
+            # asyncio.timeout, unlike wait_for, adds no task switch to the round trip.
+            async with asyncio.timeout(deadline_s):
+                item = await context.read()
         except TimeoutError:
             raise BotTimeout(f"no answer in {deadline_s * 1000:.0f} ms") from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # every wire failure becomes one fault, here
+            raise _wire_error(exc) from None
         elapsed = time.perf_counter() - start
+        if item is grpc.aio.EOF:
+            raise BotCrashed("the bot closed its stream")
         if isinstance(item, BotError):
             raise item
-        if item.WhichOneof("message") != "action_reply":
+        if not isinstance(item, arena_pb2.BotMessage) or item.WhichOneof("message") is None:
+            raise BotProtocolError("an empty or unreadable message")
+        kind = item.WhichOneof("message")
+        if kind == "hello":
+            raise BotProtocolError("a second Hello on the stream instead of an answer")
+        if kind != "action_reply":
             raise BotProtocolError(f"expected an action_reply, got {_describe(item)}")
         reply = item.action_reply
         if reply.request_id != request.request_id:
             raise BotProtocolError(
                 f"answer names request {reply.request_id}, the pending request is "
-                f"{request.request_id}"
+                f"{request.request_id} (a duplicate, late or misaddressed answer)"
             )
         return reply, elapsed
-
-    def _drain(self) -> arena_pb2.BotMessage | BotError | None:
-        first: arena_pb2.BotMessage | BotError | None = None
-        while not self.inbox.empty():
-            item = self.inbox.get_nowait()
-            if first is None or isinstance(item, BotError):
-                first = item
-        return first
 
 
 def _describe(message: arena_pb2.BotMessage) -> str:
@@ -141,26 +178,16 @@ class RefereeService(arena_pb2_grpc.RefereeServicer):
         request_iterator: object,
         context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage],
     ) -> None:
-        """Admit a bot on its Hello, then pump messages both ways until either side ends."""
-        del request_iterator  # messages are read with context.read() by one task
+        """Admit a bot on its Hello, then keep the call open until the referee closes it."""
+        del request_iterator  # messages are read with context.read() by Session.ask
         session = await self._admit(context)
         if session is None:
             return
-        reader = asyncio.create_task(self._read(context, session))
-        try:
-            await context.write(arena_pb2.RefereeMessage(welcome=session.welcome))
-            while True:
-                message = await session.outbox.get()
-                if message is None:
-                    break
-                await context.write(message)
-        except (grpc.aio.AioRpcError, asyncio.CancelledError, grpc.aio.UsageError) as exc:
-            session.inbox.put_nowait(BotCrashed(f"the stream broke: {type(exc).__name__}"))
-        finally:
-            session.closed = True
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await reader
+        session.context = context
+        await context.write(arena_pb2.RefereeMessage(welcome=session.welcome))
+        session.connected.set()
+        await session.finished.wait()
+        await session.flush()  # what was sent before close(): GameEnd, MatchEnd, a Fault
 
     async def _admit(
         self, context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage]
@@ -197,40 +224,7 @@ class RefereeService(arena_pb2_grpc.RefereeServicer):
             )
             return None
         session.hello = hello
-        session.connected.set()
         return session
-
-    async def _read(
-        self,
-        context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage],
-        session: Session,
-    ) -> None:
-        """Move every message from the bot into the session's inbox; end with a BotError."""
-        try:
-            while True:
-                message = await context.read()
-                if message is grpc.aio.EOF:
-                    session.inbox.put_nowait(BotCrashed("the bot closed its stream"))
-                    return
-                if isinstance(message, BotError):
-                    session.inbox.put_nowait(message)
-                    continue
-                if (
-                    not isinstance(message, arena_pb2.BotMessage)
-                    or message.WhichOneof("message") is None
-                ):
-                    session.inbox.put_nowait(BotProtocolError("an empty or unreadable message"))
-                    continue
-                if message.WhichOneof("message") == "hello":
-                    session.inbox.put_nowait(BotProtocolError("a second Hello on the stream"))
-                    continue
-                session.inbox.put_nowait(message)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # every wire failure becomes one fault, here
-            session.inbox.put_nowait(_wire_error(exc))
-        finally:
-            session.closed = True
 
 
 def _wire_error(exc: Exception) -> BotError:
