@@ -153,6 +153,9 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
         f"{tournament.ruleset}, {tournament.boards} board(s), seed {tournament.seed}, "
         f"rating per {tournament.rating_mode}; bots: {entrants}"
     )
+    ids = service.tournament_game_ids(engine, service.row_id(tournament))
+    if ids:
+        click.echo(f"game ids for `arena replay`: {min(ids)}..{max(ids)} ({len(ids)} stored)")
 
 
 def print_standings(engine: Engine, name: str | None) -> None:
