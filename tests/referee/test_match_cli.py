@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +18,7 @@ from arena.referee.manifest import ManifestError, load_manifest
 from arena.referee.match import MatchConfig, RemoteSeat, play_match
 from arena.referee.process import bot_environment
 from tests.oracle.rules_oracle import check_record
+from tests.referee.zoo_support import live_processes
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(ROOT / "sample_bots" / "random_bot")
@@ -158,21 +159,11 @@ def test_remote_bot_over_tcp() -> None:
     assert result.stats[1].decision_ms
 
 
-def test_no_bot_process_survives_a_match() -> None:
-    seats = [load_manifest(RANDOM), load_manifest(HEURISTIC), load_manifest(RANDOM)]
+def test_no_bot_process_survives_a_match(tmp_path: Path) -> None:
+    copies = []
+    for name in ("random_bot", "heuristic_bot"):
+        shutil.copytree(Path(RANDOM).parent / name, tmp_path / name)
+        copies.append(load_manifest(tmp_path / name))
+    seats = [copies[0], copies[1], copies[0]]
     asyncio.run(play_match(seats, MatchConfig(PRESETS["classic"], games=1, seed=1)))
-    assert not [pid for pid in _pids_running("bot.py")]
-
-
-def _pids_running(fragment: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if fragment in cmdline and ("random_bot" in cmdline or "heuristic_bot" in cmdline):
-            found.append(int(entry))
-    return found
+    assert live_processes(tmp_path) == []
