@@ -10,6 +10,8 @@ import click
 
 from arena import __version__
 from arena.cli.bot import bot_group
+from arena.cli.dashboard import dashboard_command
+from arena.cli.doctor import doctor_command
 from arena.cli.match import match_command
 from arena.cli.simulate import simulate_command
 from arena.cli.tournament import (
@@ -55,5 +57,7 @@ for command in (
     replay_command,
     export_command,
     ratings_group,
+    dashboard_command,
+    doctor_command,
 ):
     cli.add_command(command)

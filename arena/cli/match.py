@@ -25,6 +25,8 @@ from arena.referee.match import (
     play_match,
 )
 from arena.referee.process import DEFAULT_LOG_CAP
+from arena.sandbox.config import SandboxConfig, SandboxError, SandboxMode
+from arena.sandbox.probe import plan
 
 
 def parse_seat(text: str, seed: int, seat: int) -> SeatSpec:
@@ -91,6 +93,9 @@ def ensure_built(seats: list[SeatSpec], rebuild: bool) -> None:
 @click.option("--log-cap", type=click.IntRange(min=0), default=DEFAULT_LOG_CAP, show_default=True,
               help="Bytes of stdout+stderr kept per bot per match.")  # fmt: skip
 @click.option("--rebuild", is_flag=True, help="Run every bot's build step even if it ran before.")
+@click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]), default="best-effort",
+              show_default=True, help="Bot sandbox: strict refuses to run without every layer "
+              "(see arena doctor); off is for debugging your own bot only.")  # fmt: skip
 def match_command(
     bots: tuple[str, str, str],
     ruleset: str,
@@ -101,6 +106,7 @@ def match_command(
     listen: str | None,
     log_cap: int,
     rebuild: bool,
+    sandbox: str,
 ) -> None:
     """Play GAMES games between three BOTS (bot directories, builtin:random|greedy, or
     remote[:NAME] with --listen) through the referee, and print a table of results."""
@@ -109,8 +115,19 @@ def match_command(
     seats = [parse_seat(text, seed, i) for i, text in enumerate(bots)]
     if listen is None and any(isinstance(s, RemoteSeat) for s in seats):
         raise click.BadParameter("a remote seat needs --listen HOST:PORT", param_hint="BOTS")
+    sandbox_config = SandboxConfig(SandboxMode(sandbox))
+    layers = None
+    if any(isinstance(s, BotManifest) for s in seats):
+        try:
+            layers = plan(sandbox_config)  # strict: refuse now, before building anything
+        except SandboxError as exc:
+            raise click.ClickException(f"{exc} (see: arena doctor)") from None
     ensure_built(seats, rebuild)
-    config = MatchConfig(rules, games, seed, control, log_cap=log_cap, listen=listen)
+    if layers is not None:
+        click.echo(layers.describe(), err=True)
+    config = MatchConfig(
+        rules, games, seed, control, log_cap=log_cap, listen=listen, sandbox=sandbox_config
+    )
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     progress = progress_bar("match")

@@ -43,6 +43,7 @@ from arena.referee.manifest import BotManifest
 from arena.referee.process import DEFAULT_LOG_CAP, BotProcess, LogCapture, bot_environment
 from arena.referee.server import RefereeServer, Session
 from arena.referee.timecontrol import Clock, TimeControl
+from arena.sandbox.config import SandboxConfig
 from arena.v1 import arena_pb2 as pb
 
 LOGGER = logging.getLogger(__name__)
@@ -93,6 +94,8 @@ class MatchConfig:
     it so that a replayed game gets the same record."""
     announce_remote: Callable[[int, str, str], None] | None = None
     """Called with (seat, address, token) when a remote seat awaits its bot; default: stderr."""
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    """The sandbox of every bot process (docs/security.md); default best-effort."""
 
 
 @dataclass
@@ -174,7 +177,9 @@ class _SeatRunner:
             assert isinstance(self.spec, BotManifest)
             env = bot_environment(server.address, session.token)
             try:
-                self.process = await BotProcess.start(self.spec, env, self.logs)
+                self.process = await BotProcess.start(
+                    self.spec, env, self.logs, sandbox=self.config.sandbox
+                )
             except OSError as exc:
                 server.service.forget(session)
                 raise BotStartupError(

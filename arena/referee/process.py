@@ -4,6 +4,11 @@ No bot code ever runs in the referee's process. A bot gets a clean environment h
 only what it needs to reach the referee, its own process group (so stopping it stops
 everything it started), and its output is captured up to a cap so a flood cannot eat
 the referee's memory. If the referee dies, the kernel kills the bot (parent-death signal).
+
+Unless the sandbox is off, the process also runs inside the layers of
+:mod:`arena.sandbox` (a uid of its own, bubblewrap or Landlock and seccomp, rlimits, a
+cgroup, a private HOME and TMPDIR); stopping it then also kills whatever of it the
+sandbox can still reach and wipes its private directory.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.referee.manifest import BotManifest
+from arena.sandbox.config import SandboxConfig, SandboxMode
+from arena.sandbox.launch import Launch, prepare
 
 LOGGER = logging.getLogger(__name__)
 
@@ -113,11 +120,17 @@ class BotProcess:
     """A running (or finished) bot process."""
 
     def __init__(
-        self, manifest: BotManifest, process: asyncio.subprocess.Process, logs: LogCapture
+        self,
+        manifest: BotManifest,
+        process: asyncio.subprocess.Process,
+        logs: LogCapture,
+        launch: Launch | None = None,
     ) -> None:
         self.manifest = manifest
         self.process = process
         self.logs = logs
+        self.launch = launch
+        """The sandbox around the process (``None``: sandbox off)."""
         self._readers = [
             asyncio.create_task(self._pump("stdout", process.stdout)),
             asyncio.create_task(self._pump("stderr", process.stderr)),
@@ -130,24 +143,42 @@ class BotProcess:
         env: Mapping[str, str],
         logs: LogCapture,
         cwd: Path | None = None,
+        sandbox: SandboxConfig | None = None,
     ) -> BotProcess:
-        """Start the bot's run command in its own session.
+        """Start the bot's run command in its own session, inside *sandbox* (default: no
+        sandbox, for callers that predate it; matches pass theirs).
 
         :raises OSError: if the command cannot be started (missing executable, ...).
+        :raises SandboxError: if the sandbox is ``strict`` and a layer is missing.
         """
-        process = await asyncio.create_subprocess_exec(
-            *die_with_parent_prefix(),
-            *manifest.run,
-            cwd=str(cwd or manifest.directory),
-            env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
+        directory = cwd or manifest.directory
+        launch = None
+        if sandbox is not None and sandbox.mode is not SandboxMode.OFF:
+            launch = await prepare(sandbox, directory, manifest.run, env)
+            argv, run_env, run_cwd = launch.argv, launch.env, launch.cwd
+        else:
+            argv = [*die_with_parent_prefix(), *manifest.run]
+            run_env, run_cwd = dict(env), str(directory)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=run_cwd,
+                env=run_env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=launch.pass_fds if launch is not None else (),
+            )
+        except BaseException:
+            if launch is not None:
+                await launch.cleanup()
+            raise
+        if launch is not None:
+            launch.started()
         LOGGER.debug("started %s as pid %d", manifest.label, process.pid)
         logs.new_process()
-        return cls(manifest, process, logs)
+        return cls(manifest, process, logs, launch)
 
     @property
     def pid(self) -> int:
@@ -184,13 +215,20 @@ class BotProcess:
                 break
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.process.wait(), wait)
+        if self.launch is not None:
+            # Daemons that left the process group die here (cgroup, uid); then the private
+            # directory is wiped and the uid given back.
+            await self.launch.cleanup()
         for reader in self._readers:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(reader, 1.0)
 
     def kill_now(self) -> None:
-        """SIGKILL the whole process group at once (used when giving up on a bot)."""
+        """SIGKILL the whole process group at once (used when giving up on a bot), and
+        whatever else of the bot the sandbox can reach."""
         self._signal_group(signal.SIGKILL)
+        if self.launch is not None:
+            self.launch.kill()
 
     def _signal_group(self, sig: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -1,0 +1,152 @@
+"""``arena dashboard``: serve the Streamlit dashboard (``dashboard/app.py``) on the database.
+
+The dashboard runs as a ``streamlit run`` child process that gets the database as
+``ARENA_DB`` and the data directory as ``ARENA_DATA``; this command opens (and migrates)
+the database first so a wrong URL fails here with one line, waits until the server
+answers, prints the URL, and keeps running until Ctrl-C, which stops the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import FrameType
+from typing import Final
+
+import click
+from sqlalchemy.engine import make_url
+
+import arena
+from arena.cli.storage_options import db_options, open_engine
+from arena.storage.database import data_dir, default_url
+
+STARTUP_TIMEOUT_S: Final = 60.0
+MAX_UPLOAD_MB: Final = 20
+"""Streamlit's upload limit; the Bots page refuses bigger archives too."""
+
+
+def app_path() -> Path:
+    """``dashboard/app.py`` beside the ``arena`` package (a source checkout)."""
+    return Path(arena.__file__).resolve().parent.parent / "dashboard" / "app.py"
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def streamlit_command(app: Path, host: str, port: int) -> list[str]:
+    """The ``streamlit run`` command line of the dashboard server."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+        "--server.maxUploadSize",
+        str(MAX_UPLOAD_MB),
+        "--browser.gatherUsageStats",
+        "false",
+        "--theme.base",
+        "light",
+        "--client.toolbarMode",
+        "viewer",  # no "Deploy" button or developer menu
+    ]
+
+
+@click.command("dashboard")
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. The Bots page builds and runs uploaded code: "
+    "listen on 0.0.0.0 only on a trusted network.",
+)
+@db_options
+def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -> None:
+    """Serve the dashboard on the arena database until Ctrl-C."""
+    engine = open_engine(db, data)  # fails fast, and migrates an empty database
+    engine.dispose()
+    url = db or default_url()
+    app = app_path()
+    if not app.is_file():
+        raise click.ClickException(
+            f"dashboard files not found at {app} (run arena from a source checkout)"
+        )
+    if not _port_free(host, port):
+        raise click.ClickException(f"port {port} on {host} is in use; choose another with --port")
+    env = dict(
+        os.environ,
+        ARENA_DB=url,
+        ARENA_DATA=str(data_dir().resolve()),
+        STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
+    )
+    server = subprocess.Popen(streamlit_command(app, host, port), env=env, stdin=subprocess.DEVNULL)
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    address = f"http://{shown_host}:{port}"
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt  # SIGTERM stops the server the same way as Ctrl-C
+
+    # Handled explicitly: a shell starts background jobs with SIGINT ignored, and the
+    # dashboard must still stop on Ctrl-C (the server child is stopped in ``finally``).
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _healthy(address):
+            if server.poll() is not None:
+                raise click.ClickException(f"the dashboard server exited with {server.returncode}")
+            if time.monotonic() > deadline:
+                raise click.ClickException(f"the dashboard did not answer at {address}")
+            time.sleep(0.2)
+        shown_db = make_url(url).render_as_string(hide_password=True)
+        click.echo(f"952 Arena dashboard: {address}  (database {shown_db}; Ctrl-C to stop)")
+        server.wait()
+        if server.returncode not in (0, -signal.SIGINT, -signal.SIGTERM):
+            raise click.ClickException(f"the dashboard server exited with {server.returncode}")
+    except KeyboardInterrupt:
+        click.echo("stopping the dashboard", err=True)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if server.poll() is None:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        with contextlib.suppress(OSError):
+            sys.stdout.flush()

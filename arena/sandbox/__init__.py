@@ -1,0 +1,26 @@
+"""The bot sandbox: layers of protection around every bot process.
+
+A bot is untrusted code. Each layer is probed once per referee process
+(:mod:`arena.sandbox.probe`), a match's :class:`SandboxConfig` says how hard to insist
+(``strict``, ``best-effort``, ``off``), and :mod:`arena.sandbox.launch` turns a bot's run
+command into a chain of small exec wrappers, one per layer. ``arena doctor`` shows which
+layers work on this machine; docs/security.md says what each one stops.
+
+Modules: ``config`` (plain settings), ``probe`` (what works here), ``launch`` (one bot
+process), ``bwrap``, ``landlock``, ``seccomp``, ``cgroups``, ``uids`` (one layer each),
+``confine`` (the exec wrapper that applies Landlock and seccomp in the bot's process).
+
+This package's ``__init__`` stays light: the exec wrapper imports it in a fresh
+interpreter on every bot start.
+"""
+
+from arena.sandbox.config import (
+    Layer,
+    Limits,
+    SandboxConfig,
+    SandboxError,
+    SandboxMode,
+    parse_mode,
+)
+
+__all__ = ["Layer", "Limits", "SandboxConfig", "SandboxError", "SandboxMode", "parse_mode"]

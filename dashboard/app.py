@@ -1,0 +1,37 @@
+"""952 Arena dashboard: the router (``st.navigation``); each page is a small file in views/.
+
+Served by ``arena dashboard``, which passes the database as ``ARENA_DB``. Run by hand with
+``ARENA_DB=... streamlit run dashboard/app.py`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+# The dashboard package sits beside arena/ and is not part of the wheel; Streamlit puts only
+# this file's folder on sys.path, so add the repository root for ``import dashboard.*``.
+# (The pages live in views/, not pages/: a pages/ folder would switch Streamlit to its
+# older file-based navigation, which runs a page without this router.)
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from dashboard import data  # noqa: E402  (needs the sys.path entry above)
+
+st.set_page_config(page_title="952 Arena", page_icon=":material/playing_cards:", layout="wide")
+
+PAGES = [
+    st.Page("views/standings.py", title="Standings", icon=":material/leaderboard:", default=True),
+    st.Page("views/rating_history.py", title="Rating history", icon=":material/show_chart:"),
+    st.Page("views/statistics.py", title="Statistics", icon=":material/query_stats:"),
+    st.Page("views/replays.py", title="Replays", icon=":material/playing_cards:"),
+    st.Page("views/bots.py", title="Bots", icon=":material/smart_toy:"),
+    st.Page("views/tournaments.py", title="Tournaments", icon=":material/trophy:"),
+]
+
+page = st.navigation(PAGES)
+st.sidebar.caption(f"952 Arena · database `{data.shown_url()}`")
+page.run()

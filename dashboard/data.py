@@ -1,0 +1,213 @@
+"""The dashboard's view of the database: one engine per URL, cached query results.
+
+Results of the expensive queries are cached per tournament *and* per data version (stored
+game count and last game id), so a finished tournament is computed once and a running one
+is recomputed only when a game was stored. The version itself is a cheap, index-only query
+polled at most once a second.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from sqlalchemy.engine import Engine, make_url
+
+from arena.game.steps import Replay, build_replay
+from arena.storage import queries
+from arena.storage.database import data_dir, default_url, open_database
+
+Version = tuple[int, int, str]
+"""(stored games, last game id, status): changes whenever a tournament's data does."""
+
+
+def database_url() -> str:
+    """The database this dashboard serves: ``ARENA_DB`` (set by ``arena dashboard --db``)."""
+    return default_url()
+
+
+def shown_url() -> str:
+    """The database URL with any password hidden."""
+    try:
+        return make_url(database_url()).render_as_string(hide_password=True)
+    except Exception:  # a display helper must not break the page
+        return "?"
+
+
+def data_directory() -> Path:
+    """Where submitted bots and runner logs go (``ARENA_DATA``)."""
+    return data_dir()
+
+
+@st.cache_resource(show_spinner=False)
+def engine_for(url: str) -> Engine:
+    """One engine per database URL for the whole server (migrated on first use)."""
+    return open_database(url)
+
+
+def engine() -> Engine:
+    """The engine of the served database."""
+    return engine_for(database_url())
+
+
+@st.cache_data(ttl=2, show_spinner=False)
+def tournaments(url: str) -> list[queries.TournamentInfo]:
+    """Every tournament, newest first."""
+    return queries.tournaments(engine_for(url))
+
+
+@st.cache_data(ttl=1, show_spinner=False)
+def progress(url: str, tournament_id: int) -> queries.Progress:
+    """Status and stored games of a tournament."""
+    return queries.progress(engine_for(url), tournament_id)
+
+
+def data_version(progress: queries.Progress) -> Version:
+    """The cache key of a tournament's data."""
+    return (progress.stored, progress.last_game_id, progress.status)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def standings(url: str, tournament_id: int, data_version: Version) -> list[Any]:
+    """Standings of a tournament at *data_version*."""
+    return queries.standings(engine_for(url), tournament_id)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def rating_history(
+    url: str, tournament_id: int, data_version: Version, bots: tuple[int, ...] | None
+) -> list[queries.RatingPoint]:
+    """Rating points per bot, thinned to a few hundred each."""
+    return queries.rating_history(engine_for(url), tournament_id, bots)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def head_to_head(url: str, tournament_id: int, data_version: Version) -> list[queries.HeadToHead]:
+    """Mean score differences per pair, with confidence intervals."""
+    return queries.head_to_head(engine_for(url), tournament_id)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def contract_stats(
+    url: str, tournament_id: int, data_version: Version
+) -> list[queries.ContractStats]:
+    """Hands played and made per bot and contract."""
+    return queries.contract_stats(engine_for(url), tournament_id)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def record_stats(
+    url: str, tournament_id: int, data_version: Version, sample: int
+) -> queries.RecordStats:
+    """Per-contract deltas and trump calls from the latest *sample* games."""
+    return queries.record_stats(engine_for(url), tournament_id, sample)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def fault_counts(url: str, tournament_id: int, data_version: Version) -> list[queries.FaultCount]:
+    """Games and faulted games per bot."""
+    return queries.fault_counts(engine_for(url), tournament_id)
+
+
+@st.cache_data(ttl=5, max_entries=64, show_spinner=False)
+def faults(
+    url: str, tournament_id: int | None, bots: tuple[int, ...] | None, limit: int
+) -> list[queries.FaultRow]:
+    """Fault details of the latest faulted games."""
+    return queries.faults(
+        engine_for(url),
+        tournament_id=tournament_id,
+        bot_version_ids=None if bots is None else list(bots),
+        limit=limit,
+    )
+
+
+@st.cache_data(ttl=3, show_spinner=False)
+def bots(url: str) -> list[queries.BotInfo]:
+    """Every bot with its versions."""
+    return queries.bots(engine_for(url))
+
+
+@st.cache_data(ttl=2, max_entries=256, show_spinner=False)
+def games(
+    url: str, tournament_id: int, bot: int | None, start: int, limit: int
+) -> list[queries.GameRow]:
+    """A page of stored games."""
+    return queries.games(
+        engine_for(url), tournament_id, bot_version_id=bot, start=start, limit=limit
+    )
+
+
+@st.cache_data(ttl=2, max_entries=256, show_spinner=False)
+def game_count(url: str, tournament_id: int, bot: int | None) -> int:
+    """Stored games of a tournament (of one bot)."""
+    return queries.game_count(engine_for(url), tournament_id, bot)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def game(url: str, game_id: int) -> queries.GameRow | None:
+    """A stored game's header (games never change once stored)."""
+    return queries.game(engine_for(url), game_id)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def replay(url: str, game_id: int) -> Replay:
+    """A stored game as replay steps (kept as a resource: snapshots are not picklable;
+    stored games never change, so sharing it between sessions is safe)."""
+    record = queries.game_record(engine_for(url), game_id)
+    return build_replay(record, game=str(game_id))
+
+
+# ------------------------------------------------------------------- shared widgets
+
+_SELECTED = "_selected_tournament"
+
+
+def pick_tournament(label: str = "Tournament") -> queries.TournamentInfo | None:
+    """A sidebar choice of tournament, remembered across pages (``?tournament=`` too)."""
+    items = tournaments(database_url())
+    if not items:
+        st.info(
+            "No tournament yet. Create one on the **Tournaments** page, or with "
+            "`arena tournament create`."
+        )
+        return None
+    names = [t.name for t in items]
+    remembered = st.session_state.get(_SELECTED)
+    if remembered not in names:
+        wanted = st.query_params.get("tournament")
+        remembered = wanted if wanted in names else _default(items)
+    # A widget's state does not survive a page switch; the remembered name does, and is
+    # handed back to the widget on every run (the user's change lands in it via on_change).
+    st.session_state["tournament"] = remembered
+    name = st.sidebar.selectbox(label, names, key="tournament", on_change=_remember)
+    st.session_state[_SELECTED] = name
+    return items[names.index(name)]
+
+
+def _remember() -> None:
+    st.session_state[_SELECTED] = st.session_state["tournament"]
+
+
+def _default(items: list[queries.TournamentInfo]) -> str:
+    """A running tournament, else the newest with games, else the newest."""
+    for candidates in (
+        [t for t in items if t.status == "running"],
+        [t for t in items if t.games_stored],
+        items,
+    ):
+        if candidates:
+            return candidates[0].name
+    raise ValueError("no tournament")
+
+
+def status_badge(status: str) -> str:
+    """A coloured status label for markdown."""
+    colour = {
+        "running": "blue",
+        "finished": "green",
+        "failed": "red",
+        "interrupted": "orange",
+    }.get(status, "gray")
+    return f":{colour}-badge[{status}]"

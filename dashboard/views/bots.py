@@ -1,0 +1,128 @@
+"""Bots: every bot and version, manifests, fault history; submit a new bot as an archive."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import actions, data
+from dashboard.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
+
+st.title("Bots")
+url = data.database_url()
+
+with st.expander("Submit a bot", expanded=False):
+    st.markdown(
+        "Upload a **.zip** or **.tar.gz** of the bot's folder, with `bot.toml` at its top "
+        "(or inside one top-level folder). It gets the same checks as `arena bot submit`: "
+        "manifest, build, and a smoke game through the real referee."
+    )
+    with st.form("submit_bot", clear_on_submit=True):
+        upload = st.file_uploader(
+            "Bot archive",
+            type=["zip", "gz", "tgz"],
+            max_upload_size=MAX_ARCHIVE_BYTES // 2**20,
+            help=f"At most {MAX_ARCHIVE_BYTES // 2**20} MB, "
+            f"{MAX_EXTRACTED_BYTES // 2**20} MB unpacked; no links, no paths outside the folder.",
+        )
+        submitted = st.form_submit_button("Submit")
+    if submitted:
+        if upload is None:
+            st.error("Choose an archive first.")
+        else:
+            with st.spinner("Unpacking, building and smoke-testing the bot..."):
+                try:
+                    label, created = actions.submit_archive(
+                        data.engine(), upload.getvalue(), upload.name, data.data_directory()
+                    )
+                except actions.ActionError as exc:
+                    st.error(str(exc))
+                else:
+                    data.bots.clear()
+                    if created:
+                        st.success(f"Stored {label}.")
+                    else:
+                        st.info(f"{label} is already stored with exactly these files.")
+
+bots = data.bots(url)
+if not bots:
+    st.info("No bot yet: submit one above or with `arena bot submit DIR`.")
+    st.stop()
+
+st.dataframe(
+    pd.DataFrame(
+        {
+            "Bot": [b.name for b in bots],
+            "Versions": [len(b.versions) for b in bots],
+            "Latest": [b.versions[-1].label if b.versions else "" for b in bots],
+            "Language": [b.versions[-1].language if b.versions else "" for b in bots],
+            "Games": [b.games for b in bots],
+            "Faulted games": [b.faulted_games for b in bots],
+        }
+    ),
+    hide_index=True,
+)
+
+names = [b.name for b in bots]
+wanted = st.query_params.get("bot")
+name = st.selectbox("Bot", names, index=names.index(wanted) if wanted in names else 0)
+bot = bots[names.index(name)]
+
+st.subheader(f"{bot.name}: versions")
+st.dataframe(
+    pd.DataFrame(
+        {
+            "Seq": [v.seq for v in bot.versions],
+            "Label": [v.label for v in bot.versions],
+            "Version": [v.version for v in bot.versions],
+            "Language": [v.language for v in bot.versions],
+            "Submitted": [v.submitted_at for v in bot.versions],
+            "Games": [v.games for v in bot.versions],
+            "Faulted games": [v.faulted_games for v in bot.versions],
+            "Tournaments": [", ".join(v.tournaments) for v in bot.versions],
+            "Checksum": [v.checksum[:16] for v in bot.versions],
+        }
+    ),
+    hide_index=True,
+)
+labels = [v.label for v in bot.versions]
+label = st.selectbox("Version", labels, index=len(labels) - 1)
+version = bot.versions[labels.index(label)]
+left, right = st.columns(2)
+with left:
+    st.markdown("**Manifest** (`bot.toml`)")
+    try:
+        st.json(json.loads(version.manifest))
+    except ValueError:
+        st.code(version.manifest)
+with right:
+    st.markdown("**Stored copy**")
+    st.code(version.path, language=None)
+    st.markdown(f"sha256 `{version.checksum}`")
+
+st.subheader("Fault history")
+history = data.faults(url, None, tuple(v.id for v in bot.versions), 50)
+if not history:
+    st.success(f"No fault recorded for {bot.name}.")
+else:
+    st.caption(f"The latest {len(history)} fault(s) of any version, newest first.")
+    for fault in history:
+        title = (
+            f"{fault.bot} · {fault.tournament} game #{fault.schedule_index} (id {fault.game_id})"
+            f" · hand {fault.hand} · {fault.decision}: {fault.kind}"
+        )
+        with st.expander(title):
+            st.markdown(f"**{fault.kind}**: {fault.detail}")
+            if fault.autopilot:
+                st.caption("The referee's autopilot played the seat for the rest of the game.")
+            if fault.stderr_tail:
+                st.markdown("stderr (last lines):")
+                st.code(fault.stderr_tail, language=None)
+            st.page_link(
+                "views/replays.py",
+                label="Replay this game",
+                icon=":material/playing_cards:",
+                query_params={"game": str(fault.game_id)},
+            )

@@ -1,0 +1,250 @@
+"""Replays: step through a stored game, all cards face up or as one seat sees it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from arena.game.record import RecordError
+from arena.game.steps import Replay
+from arena.storage.queries import GameRow
+from dashboard import data, render
+
+st.title("Replays")
+url = data.database_url()
+
+# ---------------------------------------------------------------- choosing a game
+
+
+def _linked_game() -> GameRow | None:
+    """The game named by ``?game=ID``, if it exists."""
+    raw = st.query_params.get("game")
+    if raw is None or not raw.isdigit():
+        return None
+    return data.game(url, int(raw))
+
+
+def _describe(game: GameRow) -> str:
+    players = " · ".join(
+        f"{name} {score:+d}{' (won)' if seat in game.winners else ''}"
+        for seat, (name, score) in enumerate(zip(game.players, game.scores, strict=True))
+    )
+    faults = f" · {game.fault_count} fault(s)" if game.fault_count else ""
+    return f"#{game.schedule_index} (id {game.id}): {players}{faults}"
+
+
+linked = _linked_game()
+tournament = data.pick_tournament()
+if tournament is None:
+    st.stop()
+if linked is not None and linked.tournament_id != tournament.id:
+    linked = None  # the link was for another tournament than the one now picked
+
+progress = data.progress(url, tournament.id)
+if progress.status == "running":
+    st.info(
+        f"**{tournament.name}** is running: a game can be replayed once it is over and "
+        f"stored ({progress.stored} of {progress.total} so far)."
+    )
+filters = st.columns([2, 1, 3])
+bot_options: list[int | None] = [None, *tournament.entrant_ids]
+bot_labels = dict(zip(tournament.entrant_ids, tournament.entrants, strict=True))
+bot = filters[0].selectbox(
+    "Bot", bot_options, format_func=lambda b: "all bots" if b is None else bot_labels[b]
+)
+count = data.game_count(url, tournament.id, bot)
+start = int(
+    filters[1].number_input(
+        "From game #", min_value=0, max_value=max(0, tournament.games_total - 1), value=0
+    )
+)
+page = data.games(url, tournament.id, bot, start, 100)
+if linked is not None and bot is not None and bot not in linked.seats:
+    linked = None  # the bot filter excludes the linked game
+if linked is not None and all(g.id != linked.id for g in page):
+    page = [linked, *page]
+if not page:
+    st.info("No stored game matches." if count == 0 else f"No stored game from #{start} on.")
+    st.stop()
+ids = [g.id for g in page]
+by_id = {g.id: g for g in page}
+if st.session_state.get("replay_pick") not in ids:
+    st.session_state["replay_pick"] = linked.id if linked is not None else ids[0]
+game_id = filters[2].selectbox(
+    f"Game ({count} stored{'' if bot is None else ' with this bot'})",
+    ids,
+    format_func=lambda i: _describe(by_id[i]),
+    key="replay_pick",
+)
+game = by_id[game_id]
+st.query_params["game"] = str(game_id)
+
+try:
+    replay: Replay = data.replay(url, game_id)
+except RecordError as exc:
+    st.error(f"This record does not replay: {exc}")
+    st.stop()
+
+# ---------------------------------------------------------------- the step cursor
+
+if st.session_state.get("replay_game") != game_id:
+    st.session_state["replay_game"] = game_id
+    st.session_state["replay_step"] = 0
+result = ", ".join(f"seat {w} ({game.players[w]})" for w in game.winners)
+st.markdown(
+    f"**{tournament.name}** game #{game.schedule_index} · seed {replay.record.get('seed')} · "
+    f"{game.hands_played} hands · won by {result} ({game.reason}) · final scores "
+    + " / ".join(f"{s:+d}" for s in game.scores)
+)
+
+
+last_step = len(replay.steps) - 1
+hand_numbers = sorted(replay.hand_starts)
+
+
+def _hand_bounds(hand: int) -> tuple[int, int]:
+    first = replay.hand_starts[hand]
+    following = replay.hand_starts.get(hand + 1, last_step + 1)
+    return first, following - 1
+
+
+def _go(index: int) -> None:
+    index = min(max(0, index), last_step)
+    st.session_state["replay_step"] = index
+    st.session_state["replay_hand"] = replay.hand_of(index)
+    first, _ = _hand_bounds(replay.hand_of(index))
+    st.session_state["replay_position"] = index - first + 1
+
+
+def _on_hand() -> None:
+    _go(replay.hand_starts[int(st.session_state["replay_hand"])])
+
+
+def _on_position() -> None:
+    first, _ = _hand_bounds(int(st.session_state["replay_hand"]))
+    _go(first + int(st.session_state["replay_position"]) - 1)
+
+
+@st.fragment
+def stepper() -> None:
+    """Controls and table: a step click reruns only this part of the page."""
+    step_index = min(max(0, int(st.session_state.get("replay_step", 0))), last_step)
+    _go(step_index)  # widgets below start from the cursor
+    hand = replay.hand_of(step_index)
+    first, last = _hand_bounds(hand)
+
+    top = st.columns([1, 5])
+    top[0].selectbox(
+        "Hand",
+        hand_numbers,
+        key="replay_hand",
+        on_change=_on_hand,
+        format_func=lambda h: f"Hand {h}",
+    )
+    perspective = top[1].radio(
+        "View",
+        [None, 0, 1, 2],
+        format_func=lambda p: "All cards" if p is None else f"Seat {p} ({replay.players[p]})",
+        horizontal=True,
+        key="replay_view",
+    )
+    controls = st.columns([1, 1, 1, 1, 5], vertical_alignment="bottom")
+    controls[0].button(
+        "Start",
+        icon=":material/first_page:",
+        on_click=_go,
+        args=(first,),
+        disabled=step_index == first,
+    )
+    controls[1].button(
+        "Back",
+        icon=":material/chevron_left:",
+        on_click=_go,
+        args=(step_index - 1,),
+        disabled=step_index == 0,
+    )
+    controls[2].button(
+        "Next",
+        icon=":material/chevron_right:",
+        on_click=_go,
+        args=(step_index + 1,),
+        disabled=step_index == last_step,
+        type="primary",
+    )
+    controls[3].button(
+        "End", icon=":material/last_page:", on_click=_go, args=(last,), disabled=step_index == last
+    )
+    if last > first:
+        controls[4].slider(
+            f"Step in hand {hand}",
+            min_value=1,
+            max_value=last - first + 1,
+            key="replay_position",
+            on_change=_on_position,
+        )
+
+    step = replay.steps[step_index]
+    view = replay.view(step_index, perspective)
+    st.markdown(
+        f"**Step {step_index - first + 1} of {last - first + 1}** (hand {hand}): "
+        f"{step.text(perspective)}"
+    )
+    if step.autopilot:
+        st.warning(f"Seat {step.seat} is played by the referee's autopilot after a fault.")
+    for fault in step.faults:
+        st.error(
+            f"Fault: seat {fault.get('seat')} ({fault.get('kind')}) at its {fault.get('decision')} "
+            f"decision: {fault.get('detail')}"
+        )
+
+    board, side = st.columns([5, 2])
+    with board:
+        st.html(render.table_html(view))
+    with side:
+        st.html(render.info_html(view))
+
+    with st.expander(f"Steps of hand {hand} so far", expanded=False):
+        lines = []
+        for earlier in replay.steps[first : step_index + 1]:
+            mark = "  [fault]" if earlier.faults else ""
+            lines.append(f"{earlier.index - first + 1}. {earlier.text(perspective)}{mark}")
+        st.text("\n".join(lines))
+
+
+stepper()
+
+# ---------------------------------------------------------------- summaries
+
+st.subheader("Hands")
+faults = [f for f in replay.record.get("faults") or [] if isinstance(f, dict)]
+hands = replay.record["hands"]
+st.dataframe(
+    pd.DataFrame(
+        {
+            "Hand": [h["number"] for h in hands],
+            "Dealer": [h["dealer"] for h in hands],
+            "Contracts": ["/".join(str(c) for c in h["contracts"]) for h in hands],
+            "Trump": [h["trump"] for h in hands],
+            "Exchange": [
+                ", ".join(f"{x['giver']}→{x['receiver']} x{len(x['given'])}" for x in h["exchange"])
+                or "-"
+                for h in hands
+            ],
+            "Tricks": ["/".join(str(t) for t in h["tricks_won"]) for h in hands],
+            "Deltas": ["/".join(f"{d:+d}" for d in h["deltas"]) for h in hands],
+            "Scores": ["/".join(f"{s:+d}" for s in h["scores"]) for h in hands],
+            "Faults": [sum(1 for f in faults if f.get("hand") == h["number"]) for h in hands],
+        }
+    ),
+    hide_index=True,
+)
+if faults:
+    st.subheader("Faults")
+    for fault in faults:
+        st.markdown(
+            f"**seat {fault.get('seat')}** ({replay.players[fault['seat']]}) · hand "
+            f"{fault.get('hand')} · {fault.get('decision')} · **{fault.get('kind')}**: "
+            f"{fault.get('detail')}" + (" · autopilot afterwards" if fault.get("autopilot") else "")
+        )
+        if fault.get("stderr_tail"):
+            st.code(str(fault["stderr_tail"]), language=None)

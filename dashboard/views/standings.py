@@ -1,0 +1,80 @@
+"""Standings of a tournament; refreshes by itself while the tournament runs."""
+
+# ruff: noqa: RUF001  (Greek mu, sigma and the minus sign are shown on screen)
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data
+
+st.title("Standings")
+tournament = data.pick_tournament()
+if tournament is None:
+    st.stop()
+
+st.markdown(
+    f"**{tournament.name}** {data.status_badge(tournament.status)} · {tournament.ruleset} · "
+    f"{tournament.format.replace('_', ' ')} · {tournament.boards} board(s) · "
+    f"rated per {tournament.rating_mode} · time control `{tournament.time_control}`"
+)
+
+
+@st.fragment(run_every=None if tournament.status == "finished" else 2)
+def live_standings() -> None:
+    """Progress and the table; re-run every 2 s until the tournament is finished."""
+    url = data.database_url()
+    progress = data.progress(url, tournament.id)
+    st.progress(
+        progress.fraction,
+        text=f"{progress.stored} / {progress.total} games stored ({progress.status})",
+    )
+    rows = data.standings(url, tournament.id, data.data_version(progress))
+    table = pd.DataFrame(
+        {
+            "Rank": [r.rank for r in rows],
+            "Bot": [r.bot for r in rows],
+            "Rating": [r.conservative for r in rows],
+            "± 3σ": [3 * r.sigma for r in rows],
+            "μ": [r.mu for r in rows],
+            "σ": [r.sigma for r in rows],
+            "Games": [r.games for r in rows],
+            "Wins": [r.wins for r in rows],
+            "Mean score": [r.mean_score for r in rows],
+            "Made 9": [r.made_9 for r in rows],
+            "Made 5": [r.made_5 for r in rows],
+            "Made 2": [r.made_2 for r in rows],
+            "Faults": [r.faults for r in rows],
+        }
+    )
+    percent = st.column_config.NumberColumn(format="percent")
+    st.dataframe(
+        table,
+        hide_index=True,
+        column_config={
+            "Rating": st.column_config.NumberColumn(
+                format="%.2f", help="Conservative rating μ − 3σ: the leaderboard key"
+            ),
+            "± 3σ": st.column_config.NumberColumn(
+                format="%.2f", help="Uncertainty: the true skill is within μ ± 3σ"
+            ),
+            "μ": st.column_config.NumberColumn(format="%.2f"),
+            "σ": st.column_config.NumberColumn(format="%.2f"),
+            "Mean score": st.column_config.NumberColumn(format="%+.2f"),
+            "Made 9": percent,
+            "Made 5": percent,
+            "Made 2": percent,
+            "Faults": st.column_config.NumberColumn(help="Games with at least one fault"),
+        },
+    )
+    st.caption(
+        "Rating = μ − 3σ (TrueSkill), sorted on it. Mean score is per game; "
+        "made 9/5/2: share of hands in that seat where the bot took its contract."
+    )
+    if progress.status == "finished" and tournament.status != "finished":
+        data.tournaments.clear()
+        st.rerun()  # it just ended: redraw the whole page, without the auto-refresh
+
+
+live_standings()

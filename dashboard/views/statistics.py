@@ -1,0 +1,204 @@
+"""Statistics: head to head with confidence intervals, results by contract seat, faults."""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from arena.storage.queries import DEFAULT_SAMPLE, TRUMPS
+from dashboard import data
+
+st.title("Statistics")
+tournament = data.pick_tournament()
+if tournament is None:
+    st.stop()
+url = data.database_url()
+progress = data.progress(url, tournament.id)
+version = data.data_version(progress)
+if progress.stored == 0:
+    st.info(f"**{tournament.name}** has no stored game yet.")
+    st.stop()
+st.caption(f"**{tournament.name}**: {progress.stored} of {progress.total} games stored.")
+
+head, seats, faults = st.tabs(["Head to head", "By seat", "Faults"])
+
+with head:
+    pairs = data.head_to_head(url, tournament.id, version)
+    both = pairs + [p.flipped() for p in pairs]
+    st.markdown(
+        "Mean score difference per game when two bots shared a table "
+        "(row bot's score minus column bot's), with a 95% confidence interval."
+    )
+    matrix = pd.DataFrame(
+        {
+            "bot": [p.bot_a for p in both],
+            "opponent": [p.bot_b for p in both],
+            "mean": [p.mean_diff for p in both],
+            "games": [p.games for p in both],
+            "low": [p.ci_low for p in both],
+            "high": [p.ci_high for p in both],
+        }
+    )
+    heat = (
+        alt.Chart(matrix)
+        .mark_rect()
+        .encode(
+            x=alt.X("opponent:N", title="opponent"),
+            y=alt.Y("bot:N", title="bot"),
+            color=alt.Color(
+                "mean:Q", title="points/game", scale=alt.Scale(scheme="redblue", domainMid=0)
+            ),
+            tooltip=[
+                "bot:N",
+                "opponent:N",
+                alt.Tooltip("mean:Q", format="+.2f"),
+                alt.Tooltip("low:Q", format="+.2f", title="95% CI low"),
+                alt.Tooltip("high:Q", format="+.2f", title="95% CI high"),
+                "games:Q",
+            ],
+        )
+    )
+    text = heat.mark_text(baseline="middle").encode(
+        text=alt.Text("mean:Q", format="+.2f"), color=alt.value("black")
+    )
+    st.altair_chart(heat + text, width="stretch")
+
+    def verdict(low: float, high: float) -> str:
+        if math.isnan(low):
+            return "one board: no interval"
+        if low > 0:
+            return "A better"
+        if high < 0:
+            return "B better"
+        return "not significant"
+
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "Bot A": [p.bot_a for p in pairs],
+                "Bot B": [p.bot_b for p in pairs],
+                "Games together": [p.games for p in pairs],
+                "Boards": [p.boards for p in pairs],
+                "Mean A - B": [p.mean_diff for p in pairs],
+                "95% CI low": [p.ci_low for p in pairs],
+                "95% CI high": [p.ci_high for p in pairs],
+                "Verdict": [verdict(p.ci_low, p.ci_high) for p in pairs],
+            }
+        ),
+        hide_index=True,
+        column_config={
+            name: st.column_config.NumberColumn(format="%+.2f")
+            for name in ("Mean A - B", "95% CI low", "95% CI high")
+        },
+    )
+    st.caption(
+        "A duplicate board plays the same deals under all 6 seatings, so its games are not "
+        "independent: the interval is Student's t over boards (each board's mean difference "
+        "is one observation)."
+    )
+
+with seats:
+    made = data.contract_stats(url, tournament.id, version)
+    sample = int(
+        st.columns([1, 2])[0].number_input(
+            "Games read for mean deltas and trump calls",
+            min_value=1,
+            max_value=100_000,
+            value=DEFAULT_SAMPLE,
+            step=500,
+            help="The most recent games of the tournament; records are read, so keep it modest.",
+        )
+    )
+    stats = data.record_stats(url, tournament.id, version, sample)
+    deltas = {(bot, contract): mean for bot, contract, _hands, mean in stats.deltas}
+    st.subheader("Contracts")
+    rows: dict[str, dict[str, object]] = {}
+    for m in made:
+        row = rows.setdefault(m.bot, {"Bot": m.bot})
+        row[f"Hands {m.contract}"] = m.hands
+        row[f"Made {m.contract}"] = m.made_rate
+        row[f"Δ {m.contract}"] = deltas.get((m.bot, m.contract))
+    columns = ["Bot"] + [f"{k} {c}" for c in (9, 5, 2) for k in ("Hands", "Made", "Δ")]
+    st.dataframe(
+        pd.DataFrame(list(rows.values()), columns=columns),
+        hide_index=True,
+        column_config={
+            **{
+                f"Made {c}": st.column_config.NumberColumn(
+                    format="percent", help=f"Share of hands in the {c} seat where the bot made it"
+                )
+                for c in (9, 5, 2)
+            },
+            **{
+                f"Δ {c}": st.column_config.NumberColumn(
+                    format="%+.2f", help=f"Mean delta in the {c} seat: tricks won minus {c}"
+                )
+                for c in (9, 5, 2)
+            },
+        },
+    )
+    st.caption(
+        f"Hands and made rates: all {progress.stored} games. Mean deltas (Δ) and trump calls: "
+        f"the latest {stats.games} of {stats.games_total} games."
+    )
+    st.subheader("Trump calls (as dealer)")
+    calls = pd.DataFrame(list(stats.trumps), columns=["Bot", "Trump", "Hands"])
+    if calls.empty:
+        st.write("No trump call yet.")
+    else:
+        table = calls.pivot_table(
+            index="Bot", columns="Trump", values="Hands", aggfunc="sum", fill_value=0
+        )
+        table = table.reindex(columns=[t for t in TRUMPS if t in table.columns])
+        shares = table.div(table.sum(axis=1), axis=0)
+        st.dataframe(
+            shares.reset_index(),
+            hide_index=True,
+            column_config={t: st.column_config.NumberColumn(format="percent") for t in TRUMPS},
+        )
+        st.caption("Share of each call among the hands the bot dealt (NT = no trump).")
+
+with faults:
+    counts = data.fault_counts(url, tournament.id, version)
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "Bot": [c.bot for c in counts],
+                "Games": [c.games for c in counts],
+                "Faulted games": [c.faulted_games for c in counts],
+                "Fault rate": [c.faulted_games / c.games if c.games else 0.0 for c in counts],
+            }
+        ),
+        hide_index=True,
+        column_config={"Fault rate": st.column_config.NumberColumn(format="percent")},
+    )
+    details = data.faults(url, tournament.id, None, 500)
+    if details:
+        kinds = pd.DataFrame({"Bot": [f.bot for f in details], "Kind": [f.kind for f in details]})
+        st.subheader("By kind")
+        st.dataframe(
+            kinds.value_counts().rename("Faults").reset_index(),
+            hide_index=True,
+        )
+        st.subheader("Latest faults")
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "Game": [f.game_id for f in details],
+                    "#": [f.schedule_index for f in details],
+                    "Bot": [f.bot for f in details],
+                    "Seat": [f.seat for f in details],
+                    "Hand": [f.hand for f in details],
+                    "Decision": [f.decision for f in details],
+                    "Kind": [f.kind for f in details],
+                    "Detail": [f.detail for f in details],
+                }
+            ),
+            hide_index=True,
+        )
+        st.caption("From the records of the latest 500 faulted games; replay one on **Replays**.")
+    else:
+        st.success("No fault in this tournament.")

@@ -1,0 +1,172 @@
+"""A seeded arena database for the dashboard tests and benchmark, from real game records.
+
+Games are played in-process by the built-in policies (no bot processes) and stored with
+the storage service, exactly as the runner stores them: a real round robin schedule, real
+records, real ratings. Two records carry a fault (with the referee's ``stderr_tail`` and
+``timings`` fields) so the fault views have something to show.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine
+
+from arena.game.observation import observe
+from arena.game.record import game_record
+from arena.game.rules import PRESETS
+from arena.game.state import GameState
+from arena.simulate import make_policies
+from arena.storage import service
+from arena.storage.database import open_database
+from arena.tournament.formats import get_format
+
+BOTS = (("alpha", "greedy"), ("bravo", "random"), ("charlie", "greedy"), ("delta", "random"))
+"""(bot name, built-in policy that plays it)."""
+STDERR = 'Traceback (most recent call last):\n  File "bot.py", line 9\nValueError: boom'
+
+
+@dataclass
+class Seeded:
+    """What was stored, for tests to check the screen against."""
+
+    url: str
+    engine: Engine
+    versions: dict[str, int]
+    """Bot name -> bot version id."""
+    labels: dict[int, str]
+    tournament_id: int
+    running_id: int
+    created_id: int
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Schedule index -> record, of the finished tournament."""
+    game_ids: list[int] = field(default_factory=list)
+    faulted: list[tuple[int, int]] = field(default_factory=list)
+    """(schedule index, seat) of each injected fault."""
+
+
+def manifest(name: str) -> dict[str, Any]:
+    """Manifest fields of a seeded bot."""
+    return {"name": name, "version": "1.0", "language": "python", "run": ["python", "bot.py"]}
+
+
+def play(rules_name: str, seed: int, first_dealer: int, policies: list[str]) -> GameState:
+    """One whole game between built-in policies."""
+    state = GameState(PRESETS[rules_name], seed, first_dealer=first_dealer)
+    players = make_policies(policies, seed)
+    while not state.is_over:
+        seat = state.current_seat
+        state.apply_decision(players[seat].act(observe(state, seat)))
+    return state
+
+
+def seed_database(
+    url: str, *, boards: int = 1, running_games: int = 6, fault_games: tuple[int, ...] = (2, 9)
+) -> Seeded:
+    """Bots alpha..delta, tournament ``main`` (finished, *boards* boards of the 4-bot round
+    robin: 24 games a board), ``live`` (running, *running_games* stored) and ``fresh``
+    (created, nothing played)."""
+    engine = open_database(url)
+    versions = {}
+    for name, _ in BOTS:
+        digest = hashlib.sha256(name.encode()).hexdigest()
+        version, _ = service.add_bot_version(engine, manifest(name), digest, f"/bots/{name}")
+        versions[name] = service.row_id(version)
+    labels = {v: f"{n}@1.0" for n, v in versions.items()}
+    ids = [versions[n] for n, _ in BOTS]
+    fmt = get_format("round_robin")
+
+    def tournament(name: str, status: str, seed: int, count: int | None, faults: bool) -> int:
+        schedule = fmt.schedule(len(ids), boards, seed)
+        created = service.create_tournament(
+            engine,
+            name=name,
+            ruleset="classic",
+            rules_json=json.dumps(PRESETS["classic"].to_json()),
+            time_control="decision=1000,bank=10000,grace=50,startup=10000",
+            boards=boards,
+            seed=seed,
+            rating_mode="board",
+            entries=ids,
+            games_total=len(schedule),
+        )
+        tournament_id = service.row_id(created)
+        for game in schedule[: len(schedule) if count is None else count]:
+            seats = [ids[e] for e in game.entrants]
+            policies = [BOTS[e][1] for e in game.entrants]
+            state = play("classic", game.seed, game.first_dealer, policies)
+            fault_list: list[dict[str, Any]] = []
+            extra: dict[str, Any] = {"game_id": f"{name}-{game.schedule_index:06d}"}
+            if faults and game.schedule_index in fault_games:
+                # The first dealer times out on his first decision (the trump call of hand 1).
+                seat = game.first_dealer
+                fault_list.append(
+                    {
+                        "seat": seat,
+                        "hand": 1,
+                        "decision": "trump",
+                        "kind": "timeout",
+                        "detail": "no answer in 1050 ms",
+                        "autopilot": True,
+                        "stderr_tail": STDERR,
+                    }
+                )
+                extra["timings"] = {"decision_ms": [[] if s == seat else [1.0] for s in range(3)]}
+                seeded.faulted.append((game.schedule_index, seat))
+            record = game_record(state, [labels[s] for s in seats], fault_list, extra)
+            service.record_game(
+                engine,
+                tournament_id,
+                schedule_index=game.schedule_index,
+                table_index=game.table_index,
+                board_index=game.board_index,
+                seating_index=game.seating_index,
+                seed=game.seed,
+                seats=seats,
+                record=record,
+                board_size=fmt.board_size,
+            )
+            if name == "main":
+                seeded.records[game.schedule_index] = record
+        service.set_status(engine, tournament_id, status)
+        return tournament_id
+
+    seeded = Seeded(url, engine, versions, labels, 0, 0, 0)
+    seeded.tournament_id = tournament("main", "finished", 11, None, True)
+    seeded.running_id = tournament("live", "running", 12, running_games, False)
+    seeded.created_id = tournament("fresh", "created", 13, 0, False)
+    seeded.game_ids = service.tournament_game_ids(engine, seeded.tournament_id)
+    return seeded
+
+
+def store_next_game(seeded: Seeded, tournament_id: int) -> None:
+    """Play and store the next unplayed game of a seeded tournament (as a runner would)."""
+    engine = seeded.engine
+    tournament = service.get_tournament(
+        engine, next(t.name for t in service.list_tournaments(engine) if t.id == tournament_id)
+    )
+    ids = [service.row_id(v) for v in service.entries(engine, tournament_id)]
+    fmt = get_format(tournament.format)
+    stored = service.stored_indexes(engine, tournament_id)
+    game = next(
+        g
+        for g in fmt.schedule(len(ids), tournament.boards, tournament.seed)
+        if g.schedule_index not in stored
+    )
+    seats = [ids[e] for e in game.entrants]
+    state = play("classic", game.seed, game.first_dealer, [BOTS[e][1] for e in game.entrants])
+    service.record_game(
+        engine,
+        tournament_id,
+        schedule_index=game.schedule_index,
+        table_index=game.table_index,
+        board_index=game.board_index,
+        seating_index=game.seating_index,
+        seed=game.seed,
+        seats=seats,
+        record=game_record(state, [seeded.labels[s] for s in seats]),
+        board_size=fmt.board_size,
+    )
