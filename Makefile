@@ -51,12 +51,13 @@ DEMO_DATA ?= runs/demo
 DEMO_BOTS := random_bot heuristic_bot greedy_bot
 DEMO_ARENA := ARENA_DATA=$(DEMO_DATA) ARENA_DB= $(BIN)/arena
 
-demo: venv ## Submit the sample bots, run a demo tournament with standings (data in runs/demo)
+demo: venv ## Demo tournament of the sample bots with standings, then the dashboard (runs/demo)
 	rm -rf $(DEMO_DATA)
 	for bot in $(DEMO_BOTS); do $(DEMO_ARENA) bot submit sample_bots/$$bot; done
 	$(DEMO_ARENA) tournament create demo --ruleset classic --boards 8 --seed 1 \
 		--bots $$(echo $(DEMO_BOTS) | tr ' ' ',')
 	$(DEMO_ARENA) tournament run demo
+	$(DEMO_ARENA) dashboard
 
 lint: venv ## Static checks: ruff check, ruff format --check, mypy --strict arena
 	$(BIN)/ruff check .
