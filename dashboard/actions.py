@@ -9,7 +9,6 @@ going if the dashboard stops.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import subprocess
@@ -22,17 +21,14 @@ from typing import Final
 
 from sqlalchemy.engine import Engine
 
-from arena.game.rules import RuleSetError, get_ruleset
-from arena.referee.timecontrol import TimeControl
-from arena.storage import service
 from arena.storage.database import StorageError
 from arena.submission import SubmitError, submit_bot
-from arena.tournament.formats import get_format
+from arena.tournament import setup
 from dashboard.archive import ArchiveError, extract_bot_archive
 
 LOGGER = logging.getLogger(__name__)
 
-DEFAULT_TIME_CONTROL: Final = "decision=1000,bank=10000,grace=50,startup=10000"
+DEFAULT_TIME_CONTROL: Final = setup.DEFAULT_TIME_CONTROL
 
 
 class ActionError(ValueError):
@@ -75,50 +71,26 @@ def create_tournament(  # noqa: PLR0913  (one keyword per form field)
     rating_mode: str = "board",
     time_control: str = DEFAULT_TIME_CONTROL,
 ) -> str:
-    """Create a tournament between the latest versions of *bots* (as ``arena tournament
-    create`` does); returns a one-line description.
+    """Create a tournament between the latest versions of *bots* (the same checks as
+    ``arena tournament create``); returns a one-line description.
 
     :raises ActionError: for any invalid field, unknown bot or taken name.
     """
-    name = name.strip()
-    if not name:
-        raise ActionError("give the tournament a name")
     try:
-        rules = get_ruleset(ruleset)
-        control = TimeControl.parse(time_control)
-        fmt = get_format(format_name)
-        total = len(fmt.schedule(len(bots), boards, seed))
-    except (RuleSetError, ValueError) as exc:
-        raise ActionError(str(exc)) from None
-    if len(set(bots)) != len(bots):
-        raise ActionError("a bot is listed twice")
-    versions = []
-    for bot in bots:
-        version = service.latest_version(engine, bot)
-        if version is None:
-            raise ActionError(f"no bot named {bot!r} (submit it first)")
-        versions.append(version)
-    try:
-        service.create_tournament(
+        _, description = setup.create_tournament(
             engine,
             name=name,
-            ruleset=rules.name,
-            rules_json=json.dumps(rules.to_json()),
-            time_control=str(control),
+            ruleset=ruleset,
+            bots=bots,
             boards=boards,
             seed=seed,
+            format_name=format_name,
             rating_mode=rating_mode,
-            entries=[service.row_id(v) for v in versions],
-            games_total=total,
-            format=format_name,
+            time_control=time_control,
         )
-    except StorageError as exc:
+    except (setup.TournamentSetupError, StorageError) as exc:
         raise ActionError(str(exc)) from None
-    tables = len(fmt.tables(len(bots)))
-    return (
-        f"created tournament {name!r}: {len(bots)} bots, {tables} table(s) x {boards} "
-        f"board(s) x 6 seatings = {total} games of {rules.name}"
-    )
+    return description
 
 
 @dataclass

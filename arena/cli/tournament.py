@@ -18,8 +18,9 @@ from arena.game.rules import PRESETS
 from arena.game.textreplay import replay_text
 from arena.storage import service
 from arena.storage.database import StorageError
+from arena.tournament import setup
 from arena.tournament.executor import ExecutorError, LocalProcessExecutor
-from arena.tournament.formats import FORMATS, get_format
+from arena.tournament.formats import FORMATS
 from arena.tournament.runner import RunProgress, run_tournament
 
 
@@ -64,43 +65,26 @@ def create_command(
     data: Path | None,
 ) -> None:
     """Create tournament NAME between the latest versions of --bots."""
-    rules = resolve_ruleset(ruleset)
-    control = resolve_time_control(time_control)
-    names = [b.strip() for b in bots.split(",") if b.strip()]
-    if len(names) != len(set(names)):
-        raise click.BadParameter("a bot is listed twice", param_hint="--bots")
-    fmt = get_format(format_name)
-    try:
-        total = len(fmt.schedule(len(names), boards, seed))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--bots") from None
+    resolve_ruleset(ruleset)
+    resolve_time_control(time_control)
     engine = open_engine(db, data)
-    versions = []
-    for bot in names:
-        version = service.latest_version(engine, bot)
-        if version is None:
-            raise click.BadParameter(f"no bot named {bot!r} (submit it first)", param_hint="--bots")
-        versions.append(version)
     try:
-        service.create_tournament(
+        _, description = setup.create_tournament(
             engine,
             name=name,
-            ruleset=rules.name,
-            rules_json=json.dumps(rules.to_json()),
-            time_control=str(control),
+            ruleset=ruleset,
+            bots=[b.strip() for b in bots.split(",") if b.strip()],
             boards=boards,
             seed=seed,
+            format_name=format_name,
             rating_mode=rating_mode,
-            entries=[service.row_id(v) for v in versions],
-            games_total=total,
+            time_control=time_control,
         )
+    except setup.TournamentSetupError as exc:
+        raise click.BadParameter(str(exc), param_hint="--bots") from None
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    tables = len(fmt.tables(len(names)))
-    click.echo(
-        f"created tournament {name!r}: {len(names)} bots, {tables} table(s) x {boards} board(s)"
-        f" x 6 seatings = {total} games of {rules.name}"
-    )
+    click.echo(description)
 
 
 @tournament_group.command("run")
