@@ -29,7 +29,7 @@ from typing import Any
 from arena.game.actions import CallTrump, Give
 from arena.game.cards import Card, Trump, cards_in, mask_of, parse_cards
 from arena.game.ending import GameResult
-from arena.game.observation import HandSummary, observe
+from arena.game.observation import HandSummary, LegView, observe
 from arena.game.record import RecordError, replay_record
 from arena.game.rules import RuleSet
 from arena.game.state import GameState, HandLog, LegLog, Phase, Seat
@@ -97,19 +97,6 @@ class SeatPanel:
 
 
 @dataclass(frozen=True, slots=True)
-class LegPanel:
-    """An exchange leg; cards are ``None`` where the viewer may not know them."""
-
-    giver: Seat
-    receiver: Seat
-    count: int
-    status: str
-    """``planned``, ``given`` (split mode, cards with the receiver) or ``done``."""
-    given: tuple[Card, ...] | None
-    returned: tuple[Card, ...] | None
-
-
-@dataclass(frozen=True, slots=True)
 class TrickPanel:
     """The trick on the table: in progress (``winner`` is ``None``) or just completed."""
 
@@ -137,7 +124,7 @@ class TableView:
     discards: tuple[Card, ...] | None
     """The dealer's discards so far, or ``None`` when the viewer may not see them."""
     discard_done: bool
-    exchange: tuple[LegPanel, ...]
+    exchange: tuple[LegView, ...]
     shown: tuple[tuple[Seat, tuple[Card, ...]], ...]
     """Dealer show events the viewer knows: (giver shown to, cards)."""
     trick: TrickPanel | None
@@ -558,7 +545,8 @@ def _all_cards_view(basis: _Basis, players: tuple[str, str, str]) -> TableView:
         for s in range(3)
     )
     legs = tuple(
-        LegPanel(
+        LegView(
+            i,
             x.leg.giver,
             x.leg.receiver,
             x.leg.count,
@@ -566,7 +554,7 @@ def _all_cards_view(basis: _Basis, players: tuple[str, str, str]) -> TableView:
             x.given if x.is_given else None,
             x.returned if x.is_done else None,
         )
-        for x in log.legs
+        for i, x in enumerate(log.legs)
     )
     return TableView(
         perspective=None,
@@ -652,10 +640,7 @@ def _seat_view(basis: _Basis, seat: Seat, players: tuple[str, str, str]) -> Tabl
         )
         for s in range(3)
     )
-    legs = tuple(
-        LegPanel(leg.giver, leg.receiver, leg.count, leg.status, leg.given, leg.returned)
-        for leg in obs.exchange
-    )
+    legs = obs.exchange  # the observer already hides what the seat may not know
     return TableView(
         perspective=seat,
         hand_number=obs.hand_number,
@@ -678,7 +663,6 @@ def _seat_view(basis: _Basis, seat: Seat, players: tuple[str, str, str]) -> Tabl
 
 
 __all__ = [
-    "LegPanel",
     "Perspective",
     "RecordError",
     "Replay",
