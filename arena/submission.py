@@ -97,7 +97,7 @@ def submit_bot(
         _copy(manifest.directory, staging)
         staged = load_manifest(staging)
         try:
-            build(staged, timeout_s=build_timeout_s)
+            build(staged, timeout_s=build_timeout_s, hide=[data_dir])
         except BuildError as exc:
             raise SubmitError(str(exc)) from None
         _smoke(staged, smoke_ruleset)

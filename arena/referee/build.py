@@ -11,9 +11,11 @@ import hashlib
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.referee.manifest import BotManifest
+from arena.sandbox.probe import probe
 
 STAMP_NAME = ".arena-build.ok"
 DEFAULT_BUILD_TIMEOUT_S = 600.0
@@ -36,23 +38,49 @@ def needs_build(manifest: BotManifest) -> bool:
     return not stamp.is_file() or stamp.read_text().strip() != _fingerprint(manifest)
 
 
-def build(manifest: BotManifest, timeout_s: float = DEFAULT_BUILD_TIMEOUT_S) -> str:
+def sandbox_prefix(directory: Path, hide: Sequence[Path]) -> list[str]:
+    """A bubblewrap prefix for a build: the system read-only, the bot's directory writable,
+    *hide* (the data directory: database, other bots, records) replaced by empty tmpfs,
+    a private /tmp and HOME, own pid namespace. The network stays (package registries).
+    Empty when bubblewrap cannot run here (see ``arena doctor``).
+    """
+    bwrap = probe().bwrap
+    if bwrap is None:
+        return []
+    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]  # fmt: skip
+    for path in hide:
+        if path.exists():
+            argv += ["--tmpfs", str(path.resolve())]
+    target = str(directory.resolve())
+    return [*argv, "--bind", target, target, "--chdir", target, "--"]
+
+
+def build(
+    manifest: BotManifest,
+    timeout_s: float = DEFAULT_BUILD_TIMEOUT_S,
+    hide: Sequence[Path] = (),
+) -> str:
     """Run the bot's build command; its combined output (last 2,000 characters).
+
+    A build is the bot's own code too, so it runs in :func:`sandbox_prefix` where
+    bubblewrap works, with the directories in *hide* out of sight.
 
     :raises BuildError: if the command is missing, fails or takes longer than *timeout_s*.
     """
     if manifest.build is None:
         return ""
     interpreter_dir = str(Path(sys.executable).parent)
+    prefix = sandbox_prefix(manifest.directory, hide)
     env = {
         "PATH": f"{interpreter_dir}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": os.environ.get("HOME", str(manifest.directory)),
+        "HOME": "/tmp" if prefix else os.environ.get("HOME", str(manifest.directory)),
         "LANG": "C.UTF-8",
     }
     command = " ".join(manifest.build)
     try:
         done = subprocess.run(
-            manifest.build,
+            [*prefix, *manifest.build],
             cwd=manifest.directory,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -61,7 +89,7 @@ def build(manifest: BotManifest, timeout_s: float = DEFAULT_BUILD_TIMEOUT_S) -> 
             timeout=timeout_s,
             check=False,
         )
-    except FileNotFoundError:
+    except FileNotFoundError:  # without bubblewrap: the command itself is missing
         raise BuildError(f"{manifest.name}: build command not found: {command!r}") from None
     except subprocess.TimeoutExpired:
         raise BuildError(

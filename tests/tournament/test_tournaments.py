@@ -20,6 +20,7 @@ from sqlalchemy.engine import Engine
 
 from arena.cli import main
 from arena.game.record import replay_record
+from arena.sandbox.probe import probe
 from arena.storage import service
 from arena.storage.database import open_database
 from arena.submission import SubmitError, submit_bot
@@ -213,3 +214,29 @@ def test_bad_tournament_input_gives_one_line(
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 4 and all(line.startswith("arena: error:") for line in errors)
     assert json.dumps(errors)  # printable
+
+
+def test_a_build_step_cannot_read_the_data_directory(database_url: str, tmp_path: Path) -> None:
+    """A build is the bot's code too: it runs in bubblewrap with the data directory (the
+    database, other bots) out of sight, so it cannot copy them into the bot."""
+    if probe().bwrap is None:
+        message = "bubblewrap cannot run here, so builds are not sandboxed"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    engine = open_database(database_url)
+    data = tmp_path / "data"
+    data.mkdir()
+    secret = data / "secret.txt"
+    secret.write_text("the database\n")
+    thief = tmp_path / "thief"
+    thief.mkdir()
+    (thief / "bot.toml").write_text(
+        'name = "thief"\nversion = "1"\nlanguage = "python"\nrun = "python bot.py"\n'
+        f'build = "cp {secret} stolen.txt"\n'
+    )
+    (thief / "bot.py").write_text("from arena.sdk import Bot\n\nBot().run()\n")
+    with pytest.raises(SubmitError, match="No such file"):
+        submit_bot(engine, thief, data)
+    assert not (thief / "stolen.txt").exists()
+    assert service.latest_version(engine, "thief") is None
