@@ -222,6 +222,7 @@ class _SeatRunner:
         fault (after the exit, for a crash, so the traceback is in) and a crash's exit code."""
         self.healthy = False
         exit_code = None
+        await asyncio.sleep(0.05)  # let the pipes deliver what the bot wrote before its answer
         tail = self.logs.tail()
         if self.process is not None and error.kind is FaultKind.CRASH:
             with contextlib.suppress(TimeoutError):

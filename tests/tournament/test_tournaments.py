@@ -134,7 +134,9 @@ def test_kill_minus_nine_then_resume_is_exactly_once(
     """A real runner killed with SIGKILL mid-run, resumed: same records and ratings as an
     uninterrupted run, no game lost or played twice, no bot process left behind."""
     create = ["tournament", "create", "t", "--bots", ",".join(PYTHON_BOTS), "--boards", "4",
-              "--seed", "9", "--rating-mode", "game"]  # fmt: skip
+              "--seed", "9", "--rating-mode", "game",
+              # Generous limits: a timeout under CI load would change a record legitimately.
+              "--time-control", "decision=5000,bank=60000,grace=500,startup=30000"]  # fmt: skip
     reference_data, killed_data = tmp_path / "reference", tmp_path / "killed"
     for url, data in ((second_database_url, reference_data), (database_url, killed_data)):
         _submit_all(url, data)
@@ -176,7 +178,12 @@ def test_kill_minus_nine_then_resume_is_exactly_once(
 
     assert main(["tournament", "run", "t", "--parallel", "2", "--db", database_url,
                  "--data", str(killed_data)]) == 0  # fmt: skip
-    assert _state(engine, "t") == _state(open_database(second_database_url), "t")
+    resumed_records, resumed_ratings = _state(engine, "t")
+    reference_records, reference_ratings = _state(open_database(second_database_url), "t")
+    assert [i for i, _ in resumed_records] == list(range(24))
+    for (index, resumed), (_, reference) in zip(resumed_records, reference_records, strict=True):
+        assert resumed == reference, f"game {index} differs after the kill and resume"
+    assert resumed_ratings == reference_ratings
     assert len(service.stored_indexes(engine, tournament.id)) == 24
 
 
