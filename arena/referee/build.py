@@ -52,6 +52,12 @@ def sandbox_prefix(directory: Path, hide: Sequence[Path]) -> list[str]:
     for path in hide:
         if path.exists():
             argv += ["--tmpfs", str(path.resolve())]
+    # The arena's interpreter (``python`` on the build's PATH) may live under /tmp or a
+    # hidden directory, as in a fresh CI clone: bring it back, read-only.
+    for runtime in sorted(
+        {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent)}
+    ):
+        argv += ["--ro-bind", runtime, runtime]
     target = str(directory.resolve())
     return [*argv, "--bind", target, target, "--chdir", target, "--"]
 
