@@ -255,7 +255,7 @@ class Match:
 
     async def run(self, on_game: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
         """Play every game; always stops every bot and the server, whatever happens."""
-        server = RefereeServer()
+        server = RefereeServer(hello_timeout_s=self.config.time_control.startup_ms / 1000)
         socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
         try:
             await server.start(self.config.listen or f"unix:{socket_dir}/referee.sock")

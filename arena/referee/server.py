@@ -33,6 +33,7 @@ LOGGER = logging.getLogger(__name__)
 
 SERVICE_NAME = "arena.v1.Referee"
 HELLO_TIMEOUT_S = 10.0
+"""Default time an open stream has to send its Hello (the match passes its startup limit)."""
 MAX_MESSAGE_BYTES = 1 << 20
 """Largest message a bot may send; a flood of bigger ones is refused by gRPC itself."""
 
@@ -158,7 +159,8 @@ def _describe(message: arena_pb2.BotMessage) -> str:
 class RefereeService(arena_pb2_grpc.RefereeServicer):
     """The ``arena.v1.Referee`` service."""
 
-    def __init__(self) -> None:
+    def __init__(self, hello_timeout_s: float = HELLO_TIMEOUT_S) -> None:
+        self.hello_timeout_s = hello_timeout_s
         self._pending: dict[str, Session] = {}
         self.refused: list[str] = []
         """One line per refused connection attempt (bad token, token reused, ...)."""
@@ -193,7 +195,7 @@ class RefereeService(arena_pb2_grpc.RefereeServicer):
         self, context: grpc.aio.ServicerContext[arena_pb2.BotMessage, arena_pb2.RefereeMessage]
     ) -> Session | None:
         try:
-            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+            first = await asyncio.wait_for(context.read(), self.hello_timeout_s)
         except (TimeoutError, grpc.aio.AioRpcError, Exception) as exc:
             self.refused.append(f"no hello: {type(exc).__name__}")
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "expected Hello first")
@@ -245,8 +247,8 @@ def _deserialize(data: bytes) -> arena_pb2.BotMessage | BotProtocolError:
 class RefereeServer:
     """A grpc.aio server hosting the referee service and the standard health service."""
 
-    def __init__(self) -> None:
-        self.service = RefereeService()
+    def __init__(self, hello_timeout_s: float = HELLO_TIMEOUT_S) -> None:
+        self.service = RefereeService(hello_timeout_s)
         self._server: grpc.aio.Server | None = None
         self.address = ""
 
