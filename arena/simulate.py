@@ -6,7 +6,6 @@ processes go through the referee instead.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -18,6 +17,7 @@ from arena.game.policies import POLICIES, Policy
 from arena.game.record import game_record
 from arena.game.rules import RuleSet
 from arena.game.state import GameState
+from arena.recordfiles import write_record
 
 LOGGER = logging.getLogger(__name__)
 
@@ -91,10 +91,7 @@ def simulate(
         policies = make_policies(player_names, game_seed)
         state = play_game(rules, game_seed, policies)
         record = game_record(state, [f"{p.name}@builtin" for p in policies])
-        path = out_dir / f"{game_seed}.json"
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        write_record(out_dir, record)
         assert state.result is not None
         summary.games += 1
         summary.hands += state.result.hands_played

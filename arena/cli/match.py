@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from rich.table import Table
 from arena.cli.common import progress_bar, resolve_ruleset, resolve_time_control
 from arena.game.policies import POLICIES
 from arena.game.rules import PRESETS
+from arena.recordfiles import write_record
 from arena.referee.build import BuildError, build, needs_build
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import (
@@ -136,19 +136,12 @@ def match_command(
 
         def on_game(record: dict[str, Any]) -> None:
             if out is not None:
-                _write_record(out, record)
+                write_record(out, record)
             faults = len(record["faults"])
             progress.update(task, advance=1, rate=f"{faults} fault(s) last game" if faults else "")
 
         result = asyncio.run(play_match(seats, config, on_game))
     print_results(result, out)
-
-
-def _write_record(out: Path, record: dict[str, Any]) -> None:
-    path = out / f"{record['seed']}.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 def print_results(result: MatchResult, out: Path | None) -> None:

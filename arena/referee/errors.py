@@ -15,6 +15,12 @@ class BotError(Exception):
 
     kind: FaultKind = FaultKind.PROTOCOL
 
+    @property
+    def detail(self) -> str:
+        """The one line a record and a Fault notice carry."""
+        text = str(self)
+        return text.splitlines()[0] if text else self.kind.value
+
 
 class BotTimeout(BotError):
     """No answer within the decision allowance, the bank and the grace margin."""

@@ -232,9 +232,10 @@ class _SeatRunner:
             notice.request_id = self.session.last_request_id
             self.session.send(pb.RefereeMessage(fault=notice))
             self.session.close()
+            if exit_code is None:  # a live bot gets its notice before the kill
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.session.flush(), 0.5)
         if self.process is not None:
-            if exit_code is None:
-                await asyncio.sleep(0.05)  # let the notice go out before the kill
             await self.stop(kill=True)
         return tail, exit_code
 
@@ -427,7 +428,7 @@ class Match:
 
     @staticmethod
     def _fault(seat: int, hand: int, decision: str, error: BotError, tail: str) -> dict[str, Any]:
-        detail = str(error).splitlines()[0] if str(error) else error.kind.value
+        detail = error.detail
         LOGGER.info("seat %d fault %s: %s", seat, error.kind.value, detail)
         return {
             "seat": seat,
@@ -462,10 +463,14 @@ class Match:
 
 def _notice(seat: int, hand: int, kind: DecisionKind | None, error: BotError) -> pb.Fault:
     """The Fault message a bot gets before the referee stops it."""
-    detail = str(error).splitlines()[0] if str(error) else error.kind.value
     return convert.fault_to_proto(
         convert.Fault(
-            kind=error.kind, decision=kind, hand=hand, detail=detail, autopilot=True, seat=seat
+            kind=error.kind,
+            decision=kind,
+            hand=hand,
+            detail=error.detail,
+            autopilot=True,
+            seat=seat,
         )
     )
 
