@@ -177,13 +177,12 @@ class _SeatRunner:
             assert isinstance(self.spec, BotManifest)
             env = bot_environment(server.address, session.token)
             try:
-                self.process = await BotProcess.start(
-                    self.spec, env, self.logs, sandbox=self.config.sandbox
-                )
+                self.process = await self._spawn(env)
             except OSError as exc:
                 server.service.forget(session)
                 raise BotStartupError(
                     f"cannot start {' '.join(self.spec.run)!r}: {exc.strerror or exc}"
+                    + (f" ({exc.filename})" if exc.filename else "")
                 ) from None
             waiters = [
                 asyncio.ensure_future(session.connected.wait()),
@@ -205,6 +204,21 @@ class _SeatRunner:
         if isinstance(self.spec, RemoteSeat) and session.hello is not None:
             self.remote_label = f"{session.hello.bot_name}@{session.hello.bot_version}"
         self.healthy = True
+
+    async def _spawn(self, env: dict[str, str]) -> BotProcess:
+        """Start the bot's process; one retry when the spawn itself fails.
+
+        A spawn failure is the host's problem, not the bot's (a missing command fails the
+        same way twice): under parallel workers a sandboxed spawn was seen to fail once
+        with ENOENT, and a single retry keeps that from being charged as a startup fault.
+        """
+        assert isinstance(self.spec, BotManifest)
+        try:
+            return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
+        except OSError as exc:
+            LOGGER.warning("spawning %s failed (%s); retrying once", self.spec.label, exc)
+            await asyncio.sleep(0.1)
+            return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
 
     async def stop(self, *, kill: bool = False) -> None:
         """End the session and the process (asked nicely unless *kill*)."""
