@@ -52,7 +52,18 @@ class BotStartupError(BotError):
     kind = FaultKind.STARTUP
 
 
+class ArenaFault(Exception):
+    """The arena itself failed during a game (its own resources, a failed spawn, a
+    sandbox that could not be set up): no bot is to blame.
+
+    Deliberately not a :class:`BotError`: such a game is never charged to a bot or rated.
+    A tournament replays it and counts it as an arena fault (fastchess and fishtest count
+    these as harness losses); ``str()`` is one line.
+    """
+
+
 __all__ = [
+    "ArenaFault",
     "BotCrashed",
     "BotError",
     "BotIllegalAction",
