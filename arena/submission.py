@@ -3,17 +3,28 @@
 A submitted version is an immutable copy of the bot's files under the data directory, so
 a tournament always runs exactly what was submitted. Nothing is stored unless every step
 passed: a broken manifest, a failing build or a faulty smoke game leaves no trace.
+
+Sizes, file types and names are checked before any file is read (:func:`scan_bot`). The
+stored checksum (:func:`checksum`) hashes an unambiguous listing of the files, and
+:func:`verify_checksum` checks a stored copy against it whenever the version is loaded to
+play; a stored copy's folder is never replaced or deleted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import errno
 import hashlib
+import hmac
+import json
+import os
 import shutil
+import stat
 import tempfile
-from dataclasses import asdict
-from pathlib import Path
-from typing import Any
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Final
 
 from sqlalchemy.engine import Engine
 
@@ -27,44 +38,178 @@ from arena.storage import service
 
 IGNORED = {".git", "__pycache__", "node_modules", STAMP_NAME, ".venv", ".mypy_cache", ".ruff_cache"}
 """Never copied: build outputs are rebuilt from the copy, caches are noise."""
-MAX_BOT_BYTES = 50 * 1024 * 1024
+MAX_BOT_BYTES: Final = 50 * 1024 * 1024
+"""The most a bot's files may hold, summed from their sizes before anything is read."""
+MAX_BOT_FILES: Final = 10_000
+"""The most files a bot may have (a directory of a million empty files is a denial of service)."""
+MAX_PATH_BYTES: Final = 1024
+"""The longest path of a file inside a bot (the stored copy sits deeper than the original)."""
+CHECKSUM_PREFIX: Final = "v2:"
+"""Marks checksums of :func:`checksum`; unprefixed ones are :func:`legacy_checksum`'s.
+
+The digest follows the prefix in lowercase base32 without padding, 55 characters in all,
+so it fits the 64 characters the database always gave checksums."""
+_TREE_TAG: Final = b"952-arena bot tree v2\0"
+_CHUNK: Final = 1024 * 1024
 
 
 class SubmitError(ValueError):
     """The bot cannot be stored; the message is one line."""
 
 
+class ChecksumError(ValueError):
+    """A stored version's files are not those it was stored with; the message is one line."""
+
+
+@dataclass(frozen=True)
+class BotFile:
+    """One file of a bot, as :func:`scan_bot` found it (nothing read yet)."""
+
+    relative: PurePosixPath
+    size: int
+    executable: bool
+
+
+def scan_bot(directory: Path) -> list[BotFile]:
+    """The bot's files that make up a version, sorted by name, checked before any is read.
+
+    Caches and build outputs named in :data:`IGNORED` are skipped without being entered.
+
+    :raises SubmitError: for a symbolic link, a device, FIFO or socket, a name that is not
+        UTF-8, more than :data:`MAX_BOT_FILES` files or more than :data:`MAX_BOT_BYTES`.
+    """
+    found: list[BotFile] = []
+    total = 0
+    pending = [(directory, PurePosixPath())]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            raise SubmitError(
+                f"{_printable(str(prefix))}: cannot read the folder: {exc.strerror}"
+            ) from None
+        for entry in entries:
+            relative = prefix / entry.name
+            if entry.name in IGNORED or entry.name.endswith(".pyc"):
+                continue
+            shown = _printable(str(relative))
+            try:
+                encoded = str(relative).encode("utf-8")
+            except UnicodeEncodeError:
+                raise SubmitError(f"{shown}: file names must be UTF-8") from None
+            if len(encoded) > MAX_PATH_BYTES:
+                raise SubmitError(f"{shown[:60]}...: paths longer than {MAX_PATH_BYTES} bytes")
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode):
+                raise SubmitError(f"{shown}: symbolic links are not allowed in a bot")
+            if stat.S_ISDIR(info.st_mode):
+                pending.append((Path(entry.path), relative))
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                raise SubmitError(f"{shown}: only files and folders are allowed in a bot")
+            total += info.st_size
+            if total > MAX_BOT_BYTES:
+                raise SubmitError(f"the bot is larger than {MAX_BOT_BYTES // 2**20} MiB")
+            found.append(BotFile(relative, info.st_size, bool(info.st_mode & stat.S_IXUSR)))
+            if len(found) > MAX_BOT_FILES:
+                raise SubmitError(f"the bot has more than {MAX_BOT_FILES} files")
+    return sorted(found, key=lambda f: str(f.relative).encode("utf-8"))
+
+
 def bot_files(directory: Path) -> list[Path]:
     """The bot's files that make up a version, sorted, relative to *directory*."""
-    files = []
-    for path in sorted(directory.rglob("*")):
-        relative = path.relative_to(directory)
-        if any(part in IGNORED or part.endswith(".pyc") for part in relative.parts):
-            continue
-        if path.is_symlink():
-            raise SubmitError(f"{relative}: symbolic links are not allowed in a bot")
-        if path.is_file():
-            files.append(relative)
-    return files
+    return [Path(f.relative) for f in scan_bot(directory)]
 
 
 def checksum(directory: Path) -> str:
-    """sha256 over the bot's file names and contents: equal files, equal checksum."""
+    """The version's identity: ``v2:`` and a sha256 over an unambiguous listing of its files.
+
+    Each file adds its name's length and name, whether it is executable, and the sha256 of
+    its content (a tree, as git hashes one), so no two different sets of files share an
+    encoding, unlike :func:`legacy_checksum`'s ``name\\0content\\0``.
+
+    :raises SubmitError: as :func:`scan_bot` does, or if a file cannot be read.
+    """
+    digest = hashlib.sha256(_TREE_TAG)
+    for file in scan_bot(directory):
+        name = str(file.relative).encode("utf-8")
+        digest.update(len(name).to_bytes(8, "big") + name)
+        digest.update(b"x" if file.executable else b"-")
+        digest.update(_file_digest(directory / file.relative, file.relative))
+    encoded = base64.b32encode(digest.digest()).decode("ascii").rstrip("=").lower()
+    return CHECKSUM_PREFIX + encoded
+
+
+def legacy_checksum(directory: Path) -> str:
+    """The checksum stored before :func:`checksum`: sha256 over ``name\\0content\\0`` per file.
+
+    Kept only to verify versions stored with it: the encoding is ambiguous (a NUL inside a
+    file's content can stand for a file boundary), so different file sets can share it.
+    """
     digest = hashlib.sha256()
-    for relative in bot_files(directory):
-        digest.update(str(relative).encode() + b"\0")
-        digest.update((directory / relative).read_bytes() + b"\0")
+    # The order it always had: path components compared in turn (``a/b`` before ``a-c``).
+    for file in sorted(scan_bot(directory), key=lambda f: f.relative.parts):
+        digest.update(str(file.relative).encode("utf-8") + b"\0")
+        with (directory / file.relative).open("rb") as source:
+            while chunk := source.read(_CHUNK):
+                digest.update(chunk)
+        digest.update(b"\0")
     return digest.hexdigest()
 
 
+def verify_checksum(directory: Path, expected: str) -> None:
+    """Check that the stored version at *directory* still has exactly its files.
+
+    Run whenever a version is loaded to play: a version's files never change after it is
+    stored, so a mismatch means tampering or a damaged disk, and the version must not play.
+
+    :raises ChecksumError: with one line naming the directory, on any mismatch or if the
+        files cannot be read.
+    """
+    try:
+        actual = (
+            checksum(directory)
+            if expected.startswith(CHECKSUM_PREFIX)
+            else (legacy_checksum(directory))
+        )
+    except SubmitError as exc:
+        raise ChecksumError(f"{directory}: cannot verify the stored version: {exc}") from None
+    if not hmac.compare_digest(actual, expected):
+        raise ChecksumError(
+            f"{directory}: the stored version's files changed (checksum {actual[:19]}, "
+            f"stored {expected[:19]}); it will not be played"
+        )
+
+
+def _file_digest(path: Path, relative: PurePosixPath) -> bytes:
+    try:
+        with path.open("rb") as source:
+            return hashlib.file_digest(source, "sha256").digest()
+    except OSError as exc:
+        raise SubmitError(f"{_printable(str(relative))}: cannot read: {exc.strerror}") from None
+
+
+def _printable(name: str) -> str:
+    """*name* safe to show on one line (undecodable bytes and control characters escaped)."""
+    return repr(name)[1:-1] if not name.isprintable() else name
+
+
 def _copy(source: Path, target: Path) -> None:
-    total = 0
-    for relative in bot_files(source):
-        total += (source / relative).stat().st_size
-        if total > MAX_BOT_BYTES:
-            raise SubmitError(f"the bot is larger than {MAX_BOT_BYTES // 2**20} MiB")
-        (target / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source / relative, target / relative)
+    """Copy the bot's files (checked by :func:`scan_bot` first) into the new *target*."""
+    for file in scan_bot(source):
+        destination = target / file.relative
+        try:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / file.relative, destination, follow_symlinks=False)
+        except OSError as exc:
+            shown = _printable(str(file.relative))
+            raise SubmitError(f"{shown}: cannot copy: {exc.strerror or exc}") from None
+
+
+def _directory_name(digest: str) -> str:
+    """The stored copy's folder: the checksum without its prefix (base32 or hex)."""
+    return digest.removeprefix(CHECKSUM_PREFIX)
 
 
 def submit_bot(
@@ -74,10 +219,19 @@ def submit_bot(
     *,
     build_timeout_s: float = 600.0,
     smoke_ruleset: str = "classic",
+    build_network: bool | None = None,
 ) -> tuple[Any, bool]:
     """Store a new version of the bot at *path*; ``(version, created)``.
 
-    ``created`` is False when the files equal the latest stored version's.
+    ``created`` is False when the files equal the latest stored version's. *build_network*
+    lets the build step reach the network (never the host's loopback); ``None`` follows
+    ``$ARENA_BUILD_NETWORK`` (off by default).
+
+    The stored checksum covers the copy as it will be played (after its build and smoke
+    game); the submitted files' own checksum goes in the manifest as ``source_checksum`` so
+    an unchanged resubmission is recognised without building again. The copy is staged in
+    a fresh folder and renamed into place; an existing version's folder is never replaced
+    or deleted, even when storing fails later (another process may already use it).
 
     :raises SubmitError: with one line saying what failed; nothing is stored then.
     """
@@ -85,34 +239,77 @@ def submit_bot(
         manifest = load_manifest(path)
     except ManifestError as exc:
         raise SubmitError(str(exc)) from None
-    digest = checksum(manifest.directory)
+    source_digest = checksum(manifest.directory)
     latest = service.latest_version(engine, manifest.name)
-    if latest is not None and latest.checksum == digest:
+    if latest is not None and _same_files(latest, source_digest):
         return latest, False
     bots_dir = data_dir / "bots" / manifest.name
-    bots_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=bots_dir))
-    final = bots_dir / digest[:16]
+    try:
+        bots_dir.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=bots_dir))
+    except OSError as exc:
+        raise SubmitError(f"cannot store bots under {bots_dir}: {exc.strerror or exc}") from None
     try:
         _copy(manifest.directory, staging)
+        if checksum(staging) != source_digest:
+            raise SubmitError("the bot's files changed while they were being copied")
         staged = load_manifest(staging)
         try:
-            build(staged, timeout_s=build_timeout_s, hide=[data_dir])
+            build(staged, timeout_s=build_timeout_s, hide=[data_dir], network=build_network)
         except BuildError as exc:
             raise SubmitError(str(exc)) from None
+        digest = checksum(staging)
         _smoke(staged, smoke_ruleset)
-        if final.exists():
-            shutil.rmtree(final)
-        staging.rename(final)
+        try:
+            verify_checksum(staging, digest)
+        except ChecksumError:
+            raise SubmitError("the bot changed its own files during the smoke game") from None
+        final = _store(staging, bots_dir / _directory_name(digest), digest)
         stored = load_manifest(final)
         fields = {k: v for k, v in asdict(stored).items() if k != "directory"}
-        try:
-            return service.add_bot_version(engine, _jsonable(fields), digest, str(final))
-        except Exception:
-            shutil.rmtree(final, ignore_errors=True)
-            raise
+        fields["source_checksum"] = source_digest
+        return service.add_bot_version(engine, _jsonable(fields), digest, str(final))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _same_files(latest: Any, source_digest: str) -> bool:
+    """True if the files checksummed *source_digest* are those *latest* was submitted with."""
+    if latest.checksum == source_digest:
+        return True
+    try:
+        recorded = json.loads(latest.manifest).get("source_checksum")
+    except (ValueError, AttributeError):
+        recorded = None
+    if recorded is not None:
+        return bool(recorded == source_digest)
+    # A version stored before source_checksum: compare its stored copy, with the unambiguous
+    # checksum (the legacy one collides, so it cannot say that two file sets are equal).
+    try:
+        return checksum(Path(latest.path)) == source_digest
+    except SubmitError:
+        return False
+
+
+def _store(staging: Path, final: Path, digest: str) -> Path:
+    """Rename *staging* to *final* in one step; a folder already there is kept as it is.
+
+    ``rename`` never replaces a non-empty folder, so a version stored at *final* (by an
+    earlier submission or another process, racing) stays untouched: it is reused if it
+    verifies with *digest*, and the submission is refused otherwise.
+    """
+    try:
+        staging.rename(final)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise SubmitError(f"cannot store the bot: {exc.strerror}") from None
+        try:
+            verify_checksum(final, digest)
+        except ChecksumError:
+            raise SubmitError(
+                f"{final} already exists with other files; it is left as it is"
+            ) from None
+    return final
 
 
 def _jsonable(fields: dict[str, Any]) -> dict[str, Any]:

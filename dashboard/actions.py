@@ -66,13 +66,15 @@ def create_tournament(  # noqa: PLR0913  (one keyword per form field)
     ruleset: str,
     bots: list[str],
     boards: int,
-    seed: int,
+    seed: int | None = None,
     format_name: str = "round_robin",
     rating_mode: str = "board",
     time_control: str = DEFAULT_TIME_CONTROL,
 ) -> str:
     """Create a tournament between the latest versions of *bots* (the same checks as
     ``arena tournament create``); returns a one-line description.
+
+    Deals come from a fresh secret unless a reproducible *seed* is asked for explicitly.
 
     :raises ActionError: for any invalid field, unknown bot or taken name.
     """

@@ -2,16 +2,25 @@
 
 Refused: archives over :data:`MAX_ARCHIVE_BYTES`, contents over :data:`MAX_EXTRACTED_BYTES`
 or :data:`MAX_MEMBERS` entries, absolute paths, ``..`` components, backslashes (a Windows
-path trick), symbolic and hard links, devices and FIFOs. Files are written by this code,
-byte-counted as they are read (a zip's declared sizes can lie), never with ``extractall``.
+path trick), names that are not UTF-8, hold control characters or are too long, a name used
+both as a file and as a folder, symbolic and hard links, devices and FIFOs. Files are
+written by this code, byte-counted as they are read (a zip's declared sizes can lie), never
+with ``extractall``. A zip's member count is read from its end record before its directory
+is parsed, and a tar's decompressed stream is capped, so neither can make this process
+parse or hold more than a bounded amount. Every failure is one :class:`ArchiveError` line.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import stat
+import struct
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO, Final
@@ -20,7 +29,20 @@ MAX_ARCHIVE_BYTES: Final = 20 * 1024 * 1024
 MAX_EXTRACTED_BYTES: Final = 50 * 1024 * 1024
 MAX_MEMBERS: Final = 5000
 MANIFEST: Final = "bot.toml"
+MAX_NAME_BYTES: Final = 255
+"""The longest file or folder name (Linux's limit), in UTF-8 bytes."""
+MAX_PATH_BYTES: Final = 1024
+"""The longest path inside the archive, in UTF-8 bytes."""
 _CHUNK: Final = 64 * 1024
+_TAR_STREAM_BYTES: Final = MAX_EXTRACTED_BYTES + (MAX_MEMBERS + 2) * 3 * 512
+"""The most decompressed tar stream read: the contents plus three header blocks a member."""
+_ZIP_DIRECTORY_BYTES: Final = MAX_MEMBERS * 512
+"""The largest zip central directory parsed (a few hundred bytes an entry at most)."""
+_UNPACK_ERRORS: Final = (
+    tarfile.TarError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError,
+    NotImplementedError, RuntimeError, ValueError, struct.error,
+)  # fmt: skip
+"""What reading a damaged or hostile archive can raise (``ArchiveError`` is a ValueError)."""
 
 
 class ArchiveError(ValueError):
@@ -29,6 +51,16 @@ class ArchiveError(ValueError):
 
 def _safe_parts(name: str) -> tuple[str, ...]:
     """The path components of a member name, or :class:`ArchiveError` for a dangerous one."""
+    try:
+        encoded = name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ArchiveError(f"{name!r}: file names must be UTF-8") from None
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ArchiveError(f"{name!r}: control characters are not allowed in file names")
+    if len(encoded) > MAX_PATH_BYTES:
+        raise ArchiveError(
+            f"{name[:40]!r}...: paths longer than {MAX_PATH_BYTES} bytes are not allowed"
+        )
     if "\\" in name:
         raise ArchiveError(f"{name!r}: backslashes are not allowed in archive paths")
     path = PurePosixPath(name)
@@ -37,6 +69,11 @@ def _safe_parts(name: str) -> tuple[str, ...]:
     parts = tuple(p for p in path.parts if p not in ("", "."))
     if ".." in parts:
         raise ArchiveError(f"{name!r}: '..' (path traversal) is not allowed")
+    for part in parts:
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            raise ArchiveError(
+                f"{part[:40]!r}...: names longer than {MAX_NAME_BYTES} bytes are not allowed"
+            )
     return parts
 
 
@@ -47,6 +84,19 @@ class _Writer:
         self.root = root.resolve()
         self.total = 0
         self.members = 0
+        self.kinds: dict[tuple[str, ...], str] = {}
+        """What each path written so far is, "file" or "folder": a name is never both."""
+
+    def claim(self, parts: tuple[str, ...], kind: str) -> None:
+        """Record *parts* as *kind* and its parents as folders, refusing any clash."""
+        for end in range(1, len(parts)):
+            if self.kinds.setdefault(parts[:end], "folder") != "folder":
+                raise ArchiveError(f"{'/'.join(parts[:end])!r} is both a file and a folder")
+        known = self.kinds.setdefault(parts, kind)
+        if known != kind:
+            raise ArchiveError(f"{'/'.join(parts)!r} is both a file and a folder")
+        if known == "file" and self.target(parts).exists():
+            raise ArchiveError(f"{'/'.join(parts)!r} appears twice in the archive")
 
     def count(self) -> None:
         self.members += 1
@@ -62,17 +112,17 @@ class _Writer:
     def directory(self, parts: tuple[str, ...]) -> None:
         self.count()
         if parts:
+            self.claim(parts, "folder")
             self.target(parts).mkdir(parents=True, exist_ok=True)
 
     def file(self, parts: tuple[str, ...], source: IO[bytes], executable: bool) -> None:
         self.count()
         if not parts:
             raise ArchiveError("an archive entry has an empty name")
+        self.claim(parts, "file")
         target = self.target(parts)
         target.parent.mkdir(parents=True, exist_ok=True)
-        if target.exists():
-            raise ArchiveError(f"{'/'.join(parts)!r} appears twice in the archive")
-        with target.open("wb") as out:
+        with target.open("xb") as out:
             while chunk := source.read(_CHUNK):
                 self.total += len(chunk)
                 if self.total > MAX_EXTRACTED_BYTES:
@@ -83,10 +133,34 @@ class _Writer:
         target.chmod(0o755 if executable else 0o644)
 
 
+def _zip_directory_size(data: bytes) -> tuple[int, int]:
+    """``(entries, bytes)`` of a zip's central directory, from its end record (zip64 too).
+
+    Read before :class:`zipfile.ZipFile` parses the whole directory into memory: a 20 MB
+    zip of empty entries holds some 400,000 of them.
+    """
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 0xFFFF))
+    if end < 0 or len(data) < end + 22:
+        raise ArchiveError("not a readable zip file: no end of central directory")
+    _, _, _, _, entries, size, _, _ = struct.unpack_from("<4s4H2LH", data, end)
+    if (entries == 0xFFFF or size == 0xFFFFFFFF) and data[end - 20 : end - 16] == b"PK\x06\x07":
+        (offset,) = struct.unpack_from("<Q", data, end - 12)
+        if data[offset : offset + 4] != b"PK\x06\x06":
+            raise ArchiveError("not a readable zip file: broken zip64 end record")
+        entries, size = (
+            struct.unpack_from("<QQ", data, offset + 32)[0],
+            struct.unpack_from("<Q", data, offset + 40)[0],
+        )
+    return entries, size
+
+
 def _zip_members(data: bytes, writer: _Writer) -> None:
+    entries, size = _zip_directory_size(data)
+    if entries > MAX_MEMBERS or size > _ZIP_DIRECTORY_BYTES:
+        raise ArchiveError(f"the archive has more than {MAX_MEMBERS} entries")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
+    except _UNPACK_ERRORS as exc:
         raise ArchiveError(f"not a readable zip file: {exc}") from None
     with archive:
         for info in archive.infolist():
@@ -107,14 +181,60 @@ def _zip_members(data: bytes, writer: _Writer) -> None:
             try:
                 with archive.open(info) as source:
                     writer.file(parts, source, bool(mode & stat.S_IXUSR))
-            except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
+            except ArchiveError:
+                raise
+            except _UNPACK_ERRORS as exc:
                 raise ArchiveError(f"{info.filename!r}: cannot unpack: {exc}") from None
+
+
+class _Capped(io.RawIOBase):
+    """A read-only stream that refuses to give more than *limit* bytes of *source*.
+
+    tarfile reads a pax or GNU long-name header whole into memory, whatever size it claims:
+    a small .tar.gz can decompress to gigabytes of one such header.
+    """
+
+    def __init__(self, source: io.BufferedIOBase, limit: int) -> None:
+        super().__init__()
+        self.source = source
+        self.left = limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        view = memoryview(buffer)
+        chunk = self.source.read(min(len(view), self.left + 1))
+        if len(chunk) > self.left:
+            raise ArchiveError(
+                f"the archive unpacks to more than {MAX_EXTRACTED_BYTES // 2**20} MB"
+            )
+        self.left -= len(chunk)
+        view[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def _decompressed(data: bytes) -> IO[bytes]:
+    """The tar stream inside *data* (gzip, bzip2, xz or none), read lazily and capped."""
+    raw = io.BytesIO(data)
+    source: io.BufferedIOBase = raw
+    # Each decompressor lives as long as the returned stream, which tarfile closes.
+    if data[:2] == b"\x1f\x8b":
+        source = gzip.GzipFile(fileobj=raw, mode="rb")
+    elif data[:3] == b"BZh":
+        source = bz2.BZ2File(raw)
+    elif data[:6] == b"\xfd7zXZ\x00":
+        source = lzma.LZMAFile(raw)  # noqa: SIM115  (closed with the stream, as above)
+    return io.BufferedReader(_Capped(source, _TAR_STREAM_BYTES))
 
 
 def _tar_members(data: bytes, writer: _Writer) -> None:
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")  # noqa: SIM115  (closed by the with below; opened apart to convert its errors)
-    except (tarfile.TarError, EOFError, OSError) as exc:
+        # A stream ("r|"): members are read in order, nothing is looked up or kept.
+        archive = tarfile.open(fileobj=_decompressed(data), mode="r|")  # noqa: SIM115  (closed by the with below; opened apart to convert its errors)
+    except ArchiveError:
+        raise
+    except _UNPACK_ERRORS as exc:
         raise ArchiveError(f"not a readable tar archive: {exc}") from None
     with archive:
         try:
@@ -136,7 +256,9 @@ def _tar_members(data: bytes, writer: _Writer) -> None:
                         writer.file(parts, source, bool(member.mode & stat.S_IXUSR))
                 else:
                     raise ArchiveError(f"{member.name!r}: only files and folders are allowed")
-        except (tarfile.TarError, EOFError, OSError) as exc:
+        except ArchiveError:
+            raise
+        except _UNPACK_ERRORS as exc:
             raise ArchiveError(f"cannot unpack the tar archive: {exc}") from None
 
 
@@ -157,12 +279,18 @@ def extract_bot_archive(data: bytes, filename: str, target: Path) -> Path:
         raise ArchiveError(f"the archive is larger than {MAX_ARCHIVE_BYTES // 2**20} MB")
     lower = filename.lower()
     writer = _Writer(target)
-    if lower.endswith(".zip") or data[:4] == b"PK\x03\x04":
-        _zip_members(data, writer)
-    elif lower.endswith((".tar.gz", ".tgz", ".tar")) or data[:2] == b"\x1f\x8b":
-        _tar_members(data, writer)
-    else:
-        raise ArchiveError(f"{filename!r}: upload a .zip or .tar.gz archive")
+    try:
+        if lower.endswith(".zip") or data[:4] == b"PK\x03\x04":
+            _zip_members(data, writer)
+        elif lower.endswith((".tar.gz", ".tgz", ".tar")) or data[:2] == b"\x1f\x8b":
+            _tar_members(data, writer)
+        else:
+            raise ArchiveError(f"{filename!r}: upload a .zip or .tar.gz archive")
+    except ArchiveError:
+        raise
+    except _UNPACK_ERRORS as exc:
+        # Whatever a member does to the file system (a name too long, a full disk): one line.
+        raise ArchiveError(f"cannot unpack the archive: {exc}") from None
     root = target.resolve()
     if (root / MANIFEST).is_file():
         return root

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import resolve_ruleset, resolve_time_control
 from arena.cli.match import ensure_built
 from arena.cli.storage_options import data_dir, db_options, open_engine
+from arena.game.dealing import SECRET_BYTES, board_key
 from arena.game.policies import RandomPolicy
 from arena.game.rules import PRESETS
-from arena.referee.manifest import ManifestError, load_manifest
+from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
+from arena.sandbox.build_sandbox import network_allowed
 from arena.storage import service
-from arena.submission import SubmitError, submit_bot
+from arena.submission import ChecksumError, SubmitError, scan_bot, submit_bot, verify_checksum
+from arena.tournament.deals import SEED_MAX
 
 _PLAIN = {
     "timeout": "did not answer in time",
@@ -28,6 +33,21 @@ _PLAIN = {
 }
 
 
+MAX_CHECK_GAMES = 1000
+MAX_BUILD_TIMEOUT_S = 24 * 3600
+
+
+def _checked_bot(path: str) -> BotManifest:
+    """The bot at *path* if ``arena bot submit`` would accept its manifest and files (names,
+    types, sizes; nothing is read but ``bot.toml``), or a usage error saying why not."""
+    try:
+        manifest = load_manifest(path)
+        scan_bot(manifest.directory)
+    except (ManifestError, SubmitError) as exc:
+        raise click.BadParameter(str(exc), param_hint="PATH") from None
+    return manifest
+
+
 @click.group("bot")
 def bot_group() -> None:
     """Work with bots: check one before submitting it."""
@@ -35,35 +55,38 @@ def bot_group() -> None:
 
 @bot_group.command("check")
 @click.argument("path", type=click.Path(exists=False))
-@click.option("--games", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Games to play; the bot sits in seat 0, 1, 2 in turn.")  # fmt: skip
+@click.option("--games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=3,
+              show_default=True, help="Games to play; the bot sits in seat 0, 1, 2 in turn.")  # fmt: skip
 @click.option(
     "--ruleset", default="classic", show_default=True, help=f"One of: {', '.join(PRESETS)}."
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=SEED_MAX), default=None,
+              help="Game i uses seed S+i (predictable deals); default: a fresh secret.")  # fmt: skip
 @click.option(
     "--time-control",
     default="decision=1000,bank=10000,grace=50,startup=10000",
     show_default=True,
 )
-def check_command(path: str, games: int, ruleset: str, seed: int, time_control: str) -> None:
+def check_command(path: str, games: int, ruleset: str, seed: int | None, time_control: str) -> None:
     """Play a few games of the bot at PATH against random bots through the real referee
     and report every fault in plain words. Exits 1 if there was any."""
     rules = resolve_ruleset(ruleset)
     control = resolve_time_control(time_control)
-    try:
-        manifest = load_manifest(path)
-    except ManifestError as exc:
-        raise click.BadParameter(str(exc), param_hint="PATH") from None
+    manifest = _checked_bot(path)
     ensure_built([manifest], rebuild=False)
     console = Console()
     console.print(f"checking {manifest.label} ({manifest.language}): {games} game(s) of {ruleset}")
     problems = 0
+    secret = secrets.token_bytes(SECRET_BYTES)
+    policy_seed = seed or 0
     for game in range(games):
         seat = game % 3
-        seats: list[SeatSpec] = [PolicySeat(RandomPolicy(seed + game * 3 + i)) for i in range(3)]
+        seats: list[SeatSpec] = [
+            PolicySeat(RandomPolicy(policy_seed + game * 3 + i)) for i in range(3)
+        ]
         seats[seat] = manifest
-        config = MatchConfig(rules, 1, seed + game, control)
+        game_seed = seed + game if seed is not None else board_key(secret, game)
+        config = MatchConfig(rules, 1, game_seed, control)
         result = asyncio.run(play_match(seats, config))
         record = result.records[0]
         stats = result.stats[seat]
@@ -87,15 +110,30 @@ def check_command(path: str, games: int, ruleset: str, seed: int, time_control: 
 
 @bot_group.command("submit")
 @click.argument("path", type=click.Path(exists=False))
-@click.option("--build-timeout", type=click.IntRange(min=1), default=600, show_default=True,
-              help="Seconds the build step may take.")  # fmt: skip
+@click.option("--build-timeout", type=click.IntRange(min=1, max=MAX_BUILD_TIMEOUT_S), default=600,
+              show_default=True, help="Seconds the build step may take.")  # fmt: skip
+@click.option("--build-network/--no-build-network", default=None,
+              help="Let the build step reach the network (package registries), never the "
+              "host's loopback; default: $ARENA_BUILD_NETWORK, else off.")  # fmt: skip
 @db_options
-def submit_command(path: str, build_timeout: int, db: str | None, data: Path | None) -> None:
+def submit_command(
+    path: str, build_timeout: int, build_network: bool | None, db: str | None, data: Path | None
+) -> None:
     """Validate, build and smoke-test the bot at PATH, then store it as a new version."""
+    _checked_bot(path)
+    if build_network is None:
+        try:
+            build_network = network_allowed()
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
     engine = open_engine(db, data)
     try:
         version, created = submit_bot(
-            engine, path, data or data_dir(), build_timeout_s=build_timeout
+            engine,
+            path,
+            data or data_dir(),
+            build_timeout_s=build_timeout,
+            build_network=build_network,
         )
     except SubmitError as exc:
         raise click.ClickException(str(exc)) from None
@@ -136,7 +174,12 @@ def show_command(name: str, db: str | None, data: Path | None) -> None:
     for version in versions:
         console.print(
             f"[bold]{version.label}[/] version {version.seq}, {version.language}, "
-            f"sha256 {version.checksum[:16]}, submitted {version.submitted_at:%Y-%m-%d %H:%M}"
+            f"checksum {version.checksum[:19]}, submitted {version.submitted_at:%Y-%m-%d %H:%M}"
         )
-        console.print(f"  files: {version.path}")
+        try:
+            verify_checksum(Path(version.path), version.checksum)
+            state = "[green]intact[/]"
+        except ChecksumError as exc:
+            state = f"[red]{escape(str(exc))}[/]"
+        console.print(f"  files: {escape(version.path)} ({state})")
     console.print(f"manifest of the latest version: {versions[-1].manifest}")

@@ -1,11 +1,16 @@
-"""``arena doctor``: which sandbox layers work on this machine, found by trying each."""
+"""``arena doctor``: which sandbox layers work on this machine, found by trying each, and
+what bots, their builds and the referee get here."""
 
 from __future__ import annotations
 
 import click
 
+from arena.referee.server import describe_limits
+from arena.sandbox import build_sandbox
+from arena.sandbox.build_sandbox import network_allowed
 from arena.sandbox.config import Layer, SandboxConfig, SandboxError, SandboxMode
-from arena.sandbox.probe import plan, probe
+from arena.sandbox.probe import Plan, plan, probe
+from arena.sandbox.report import Protection, channels, writes
 
 EXIT_STRICT_REFUSES = 1
 
@@ -27,7 +32,9 @@ EXIT_STRICT_REFUSES = 1
 )
 def doctor_command(mode: str, disable: tuple[str, ...]) -> None:
     """Probe every sandbox layer (bubblewrap, Landlock, seccomp, uid switch, cgroups,
-    rlimits) by actually using it, and say which protections bots get here."""
+    rlimits) by actually using it, and say which protections bots get here: the layers,
+    then each channel between bots and each place a bot can write, with the layer that
+    closes or bounds it."""
     caps = probe()
     width = max(len(layer.value) for layer in Layer)
     click.echo("sandbox layers on this machine (each probed by trying it):")
@@ -41,3 +48,28 @@ def doctor_command(mode: str, disable: tuple[str, ...]) -> None:
         click.echo(f"bots here: refused: {exc}")
         raise click.exceptions.Exit(EXIT_STRICT_REFUSES) from None
     click.echo(f"bots here: {active.describe()}")
+    try:
+        network = network_allowed()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(build_sandbox.describe(config, network, caps))
+    click.echo(describe_limits())
+    if active.layers:
+        _protections(active, config)
+
+
+def _protections(active: Plan, config: SandboxConfig) -> None:
+    caps = probe()
+    title = "channels between bots (docs/security.md, section 9):"
+    _table(title, channels(active, caps), ("closed", "OPEN"))
+    title = "where a bot can write (docs/security.md, section 5):"
+    _table(title, writes(active, caps, config.limits), ("bounded", "UNBOUNDED"))
+
+
+def _table(title: str, rows: list[Protection], states: tuple[str, str]) -> None:
+    click.echo(title)
+    width = max(len(row.name) for row in rows)
+    state_width = max(map(len, states))
+    for row in rows:
+        state = states[0] if row.closed else states[1]
+        click.echo(f"  {row.name:<{width}}  {state:<{state_width}}  {row.how}")

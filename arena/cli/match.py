@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -10,11 +11,18 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.common import progress_bar, resolve_ruleset, resolve_time_control
+from arena.cli.common import (
+    ListenAddress,
+    progress_bar,
+    resolve_ruleset,
+    resolve_time_control,
+)
+from arena.game.dealing import SECRET_BYTES
 from arena.game.policies import POLICIES
 from arena.game.rules import PRESETS
 from arena.recordfiles import write_record
 from arena.referee.build import BuildError, build, needs_build
+from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import (
     MatchConfig,
@@ -27,6 +35,7 @@ from arena.referee.match import (
 from arena.referee.process import DEFAULT_LOG_CAP
 from arena.sandbox.config import SandboxConfig, SandboxError, SandboxMode
 from arena.sandbox.probe import plan
+from arena.tournament.deals import SEED_MAX
 
 
 def parse_seat(text: str, seed: int, seat: int) -> SeatSpec:
@@ -51,8 +60,11 @@ def parse_seat(text: str, seed: int, seat: int) -> SeatSpec:
         raise click.BadParameter(str(exc), param_hint="BOTS") from None
 
 
-def ensure_built(seats: list[SeatSpec], rebuild: bool) -> None:
-    """Run the build step of every bot that needs one (once per manifest)."""
+def ensure_built(
+    seats: list[SeatSpec], rebuild: bool, sandbox: SandboxConfig | None = None
+) -> None:
+    """Run the build step of every bot that needs one (once per manifest), in the build
+    sandbox of the match's mode."""
     done: set[Path] = set()
     for spec in seats:
         if not isinstance(spec, BotManifest) or spec.directory in done:
@@ -61,7 +73,7 @@ def ensure_built(seats: list[SeatSpec], rebuild: bool) -> None:
         if spec.build is not None and (rebuild or needs_build(spec)):
             click.echo(f"building {spec.label}: {' '.join(spec.build)}", err=True)
             try:
-                build(spec)
+                build(spec, sandbox=sandbox)
             except BuildError as exc:
                 raise click.ClickException(str(exc)) from None
 
@@ -72,7 +84,9 @@ def ensure_built(seats: list[SeatSpec], rebuild: bool) -> None:
     "--ruleset", default="classic", show_default=True, help=f"One of: {', '.join(PRESETS)}."
 )
 @click.option("--games", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Game i uses seed S+i.")
+@click.option("--seed", type=click.IntRange(min=0, max=SEED_MAX), default=None,
+              help="Game i uses seed S+i: reproducible, predictable deals (research only); "
+              "default: a fresh secret per match.")  # fmt: skip
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -87,6 +101,7 @@ def ensure_built(seats: list[SeatSpec], rebuild: bool) -> None:
 )
 @click.option(
     "--listen",
+    type=ListenAddress(),
     default=None,
     help="Serve bots over TCP at HOST:PORT instead of a private unix socket, so remote bots can join.",
 )
@@ -100,7 +115,7 @@ def match_command(
     bots: tuple[str, str, str],
     ruleset: str,
     games: int,
-    seed: int,
+    seed: int | None,
     out: Path | None,
     time_control: str,
     listen: str | None,
@@ -112,7 +127,7 @@ def match_command(
     remote[:NAME] with --listen) through the referee, and print a table of results."""
     rules = resolve_ruleset(ruleset)
     control = resolve_time_control(time_control)
-    seats = [parse_seat(text, seed, i) for i, text in enumerate(bots)]
+    seats = [parse_seat(text, seed or 0, i) for i, text in enumerate(bots)]
     if listen is None and any(isinstance(s, RemoteSeat) for s in seats):
         raise click.BadParameter("a remote seat needs --listen HOST:PORT", param_hint="BOTS")
     sandbox_config = SandboxConfig(SandboxMode(sandbox))
@@ -122,11 +137,20 @@ def match_command(
             layers = plan(sandbox_config)  # strict: refuse now, before building anything
         except SandboxError as exc:
             raise click.ClickException(f"{exc} (see: arena doctor)") from None
-    ensure_built(seats, rebuild)
+    ensure_built(seats, rebuild, sandbox_config)
     if layers is not None:
         click.echo(layers.describe(), err=True)
+    if seed is not None:
+        click.echo(f"deals are predictable: game i uses seed {seed}+i (--seed)", err=True)
     config = MatchConfig(
-        rules, games, seed, control, log_cap=log_cap, listen=listen, sandbox=sandbox_config
+        rules,
+        games,
+        seed or 0,
+        control,
+        log_cap=log_cap,
+        listen=listen,
+        sandbox=sandbox_config,
+        secret=None if seed is not None else secrets.token_bytes(SECRET_BYTES),
     )
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -134,13 +158,30 @@ def match_command(
     with progress:
         task = progress.add_task(ruleset, total=games, rate="")
 
+        finished: list[dict[str, Any]] = []
+
         def on_game(record: dict[str, Any]) -> None:
+            # Written as each game ends (atomically), so a crash later keeps every game.
             if out is not None:
-                write_record(out, record)
+                try:
+                    write_record(out, record, durable=True)
+                except OSError as exc:
+                    raise click.ClickException(
+                        f"cannot write the record of game {len(finished) + 1} in {out}: "
+                        f"{exc.strerror or exc}"
+                    ) from None
+            finished.append(record)
             faults = len(record["faults"])
             progress.update(task, advance=1, rate=f"{faults} fault(s) last game" if faults else "")
 
-        result = asyncio.run(play_match(seats, config, on_game))
+        try:
+            result = asyncio.run(play_match(seats, config, on_game))
+        except ArenaFault as exc:
+            kept = f"; their records are in {out}" if out is not None and finished else ""
+            raise click.ClickException(
+                f"arena fault in game {len(finished) + 1}, charged to no bot: {exc}; "
+                f"the match stopped after {len(finished)} finished game(s){kept}"
+            ) from None
     print_results(result, out)
 
 
@@ -171,5 +212,8 @@ def print_results(result: MatchResult, out: Path | None) -> None:
                 f"game {record['seed']}: seat {fault['seat']} {fault['kind']} "
                 f"(hand {fault['hand']}, {fault['decision']}): {fault['detail']}"
             )
+    for seat, stats in enumerate(result.stats):
+        if stats.refused:
+            console.print(f"seat {seat}: {stats.refused} extra stream(s) refused at its door")
     if out is not None:
         console.print(f"records: {out}")

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.common import progress_bar, resolve_ruleset
+from arena.cli.common import prepare_out_dir, progress_bar, resolve_ruleset
 from arena.game.rules import PRESETS
 from arena.simulate import SimulationSummary, UnknownPolicyError, make_policies, simulate
 
@@ -37,6 +37,7 @@ from arena.simulate import SimulationSummary, UnknownPolicyError, make_policies,
 def simulate_command(ruleset: str, games: int, seed: int, out: Path, players: str) -> None:
     """Play games in-process between built-in policies and write their records."""
     rules = resolve_ruleset(ruleset)
+    prepare_out_dir(out)
     names = [p.strip() for p in players.split(",")]
     if len(names) != 3:
         raise click.BadParameter(

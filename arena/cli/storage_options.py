@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError
 
 from arena.storage.database import StorageError, open_database
 
@@ -33,13 +34,37 @@ def db_options(function: F) -> F:
         "--db",
         "db",
         default=None,
+        callback=_check_url,
         help="SQLAlchemy URL of the database [env ARENA_DB; sqlite under the data directory].",
     )(function)
 
 
+def _check_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A usage error now for ``--db`` text that is no URL at all (never echoed: it may hold
+    a password); whether the database answers is found out when it is opened."""
+    if value is not None:
+        try:
+            make_url(value)
+        except ArgumentError:
+            raise click.BadParameter(
+                "not a database URL (for example sqlite:///arena.db or "
+                "postgresql://user@host/arena)"
+            ) from None
+    return value
+
+
 def open_engine(db: str | None, data: Path | None) -> Engine:
-    """Open (and migrate) the database; a one-line error if it cannot be opened."""
+    """Open (and migrate) the database; a one-line error if it cannot be opened.
+
+    An unusable ``--data`` directory is a usage error (exit 2), found before the database
+    is touched; a database that cannot be opened is an error of the run (exit 1).
+    """
     if data is not None:
+        try:
+            data.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise click.BadParameter(f"{data}: {reason}", param_hint="--data") from None
         os.environ["ARENA_DATA"] = str(data)
     try:
         return open_database(db)

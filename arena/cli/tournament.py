@@ -12,13 +12,20 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy.engine import Engine
 
-from arena.cli.common import progress_bar, resolve_ruleset, resolve_time_control
+from arena.cli.common import (
+    ROW_ID,
+    prepare_out_dir,
+    progress_bar,
+    resolve_ruleset,
+    resolve_time_control,
+)
 from arena.cli.storage_options import db_options, open_engine
 from arena.game.rules import PRESETS
 from arena.game.textreplay import replay_text
 from arena.storage import service
 from arena.storage.database import StorageError
 from arena.tournament import setup
+from arena.tournament.deals import SEED_MAX
 from arena.tournament.executor import ExecutorError, LocalProcessExecutor
 from arena.tournament.formats import FORMATS
 from arena.tournament.runner import RunProgress, run_tournament
@@ -44,7 +51,9 @@ def tournament_group() -> None:
 @click.option("--bots", required=True, help="Comma-separated bot names (their latest versions).")
 @click.option("--boards", type=click.IntRange(min=1), default=4, show_default=True,
               help="Duplicate boards per table; each is played under all 6 seatings.")  # fmt: skip
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=SEED_MAX), default=None,
+              help="Reproducible, predictable deals from this seed (research runs only); "
+              "default: a fresh secret no bot can search.")  # fmt: skip
 @click.option("--format", "format_name", type=click.Choice(sorted(FORMATS)), default="round_robin",
               show_default=True)  # fmt: skip
 @click.option("--rating-mode", type=click.Choice(["board", "game"]), default="board", show_default=True,
@@ -57,7 +66,7 @@ def create_command(
     ruleset: str,
     bots: str,
     boards: int,
-    seed: int,
+    seed: int | None,
     format_name: str,
     rating_mode: str,
     time_control: str,
@@ -81,7 +90,7 @@ def create_command(
             time_control=time_control,
         )
     except setup.TournamentSetupError as exc:
-        raise click.BadParameter(str(exc), param_hint="--bots") from None
+        raise click.BadParameter(str(exc), param_hint=exc.param) from None
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(description)
@@ -132,10 +141,16 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
         raise click.ClickException(str(exc)) from None
     done = len(service.stored_indexes(engine, service.row_id(tournament)))
     entrants = ", ".join(v.label for v in service.entries(engine, service.row_id(tournament)))
+    deals = (
+        "secret deals"
+        if tournament.seed is None
+        else f"seed {tournament.seed} (deals are predictable)"
+    )
     click.echo(
         f"{tournament.name}: {tournament.status}, {done}/{tournament.games_total} games, "
-        f"{tournament.ruleset}, {tournament.boards} board(s), seed {tournament.seed}, "
-        f"rating per {tournament.rating_mode}; bots: {entrants}"
+        f"{tournament.ruleset}, {tournament.boards} board(s), {deals}, "
+        f"rating per {tournament.rating_mode}, {tournament.arena_faults} arena fault(s) "
+        f"(replayed, not rated); bots: {entrants}"
     )
     ids = service.tournament_game_ids(engine, service.row_id(tournament))
     if ids:
@@ -145,7 +160,8 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
 def print_standings(engine: Engine, name: str | None) -> None:
     """The standings table of tournament *name* (default: the latest)."""
     try:
-        tournament_id = service.row_id(service.get_tournament(engine, name)) if name else None
+        tournament = service.get_tournament(engine, name) if name else None
+        tournament_id = service.row_id(tournament) if tournament is not None else None
         rows = service.standings(engine, tournament_id)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
@@ -164,7 +180,13 @@ def print_standings(engine: Engine, name: str | None) -> None:
             str(row.games), str(row.wins), f"{row.mean_score:+.2f}", rate(row.made_9),
             rate(row.made_5), rate(row.made_2), str(row.faults),
         )  # fmt: skip
-    _console().print(table)
+    console = _console()
+    console.print(table)
+    if tournament is not None and tournament.arena_faults:
+        console.print(
+            f"arena faults: {tournament.arena_faults} game(s) failed by the arena itself, "
+            "replayed and never rated"
+        )
 
 
 @click.command("standings")
@@ -176,7 +198,7 @@ def standings_command(name: str | None, db: str | None, data: Path | None) -> No
 
 
 @click.command("replay")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=ROW_ID)
 @db_options
 def replay_command(game_id: int, db: str | None, data: Path | None) -> None:
     """A readable replay of stored game GAME_ID (ids are shown by the dashboard and export)."""
@@ -200,7 +222,7 @@ def export_command(name: str, out: Path, db: str | None, data: Path | None) -> N
         records = service.tournament_records(engine, service.row_id(tournament))
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_out_dir(out)
     for index, record in records:
         path = out / f"{name}-{index:06d}.json"
         path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

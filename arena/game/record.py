@@ -6,11 +6,14 @@ through the engine and stops at the first step where the record and the rules di
 raising :class:`RecordError` with the game, hand and step. Nothing in a record is trusted:
 deals are checked against the seed, every decision against the legal actions, every forced
 result (returns, shows, trick winners, scores, the end of the game) against the engine's.
+
+A record names how its seed became deals in the extra field ``shuffle``
+(:data:`~arena.game.dealing.HMAC_SHUFFLE`, the keyed shuffle); records without it were
+dealt by the legacy ``random.Random(seed)`` shuffle and are verified against that.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -25,6 +28,7 @@ from arena.game.cards import (
     mask_of,
     parse_cards,
 )
+from arena.game.dealing import HMAC_SHUFFLE, LEGACY_SHUFFLE, SHUFFLES, deals_for
 from arena.game.rules import CUSTOM, PRESETS, RuleSet, RuleSetError
 from arena.game.state import (
     GameState,
@@ -32,7 +36,6 @@ from arena.game.state import (
     IllegalActionError,
     Phase,
     Seat,
-    shuffled_deal,
 )
 
 FORMAT: Final = "arena952.game/1"
@@ -87,6 +90,8 @@ def game_record(
         },
         "faults": [dict(f) for f in faults],
     }
+    if state.shuffle != LEGACY_SHUFFLE:
+        record["shuffle"] = state.shuffle
     if extra:
         record.update(extra)
     return record
@@ -146,6 +151,11 @@ class _Replay:
         first_dealer = record.get("first_dealer")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise self.fail(f"seed must be an integer, not {seed!r}")
+        shuffle = record.get("shuffle", LEGACY_SHUFFLE)
+        if shuffle not in SHUFFLES:
+            raise self.fail(f"unknown shuffle {shuffle!r}; known: {', '.join(SHUFFLES)}")
+        if shuffle == HMAC_SHUFFLE and not 0 <= seed < 2**256:
+            raise self.fail(f"a {HMAC_SHUFFLE} seed is below 2**256, not {seed}")
         if first_dealer not in (0, 1, 2):
             raise self.fail(f"first_dealer must be 0, 1 or 2, not {first_dealer!r}")
         players = record.get("players")
@@ -159,7 +169,11 @@ class _Replay:
         deals = [self._deal(i, h) for i, h in enumerate(hands, start=1)]
         self.hand_no, self.step = 1, "deal"
         state = GameState(
-            rules, seed, first_dealer=first_dealer, deal_source=self._source(deals, seed)
+            rules,
+            seed,
+            first_dealer=first_dealer,
+            deal_source=self._source(deals, seed, shuffle),
+            shuffle=shuffle,
         )
         for index, hand in enumerate(hands, start=1):
             self.hand_no, self.step = index, "start"
@@ -209,17 +223,17 @@ class _Replay:
         return (masks[0], masks[1], masks[2]), kitty_mask
 
     def _source(
-        self, deals: list[tuple[tuple[int, int, int], int]], seed: int
+        self, deals: list[tuple[tuple[int, int, int], int]], seed: int, shuffle: str
     ) -> Callable[[int, int], tuple[tuple[int, int, int], int]]:
-        rng = random.Random(seed)
-        rng.randrange(3)  # the engine draws the first dealer before any shuffle
+        # Legacy deals draw the first dealer before any shuffle; deals_for does that too.
+        expected_deals = deals_for(seed, shuffle)
 
         def source(number: int, dealer: Seat) -> tuple[tuple[int, int, int], int]:
             if number > len(deals):
                 raise self.fail(f"the game goes on to hand {number}, which the record lacks")
             deal = deals[number - 1]
             if self.verify_seed:
-                expected = shuffled_deal(rng, dealer)
+                expected = expected_deals.deal(number, dealer)
                 if expected != deal:
                     self.hand_no, self.step = number, "deal"
                     raise self.fail(f"the deal is not the one seed {seed} gives")

@@ -45,6 +45,7 @@ from arena.game.cards import (
     cards_in,
     mask_of,
 )
+from arena.game.dealing import HMAC_SHUFFLE, Deals, deal_out, deals_for
 from arena.game.ending import EndReason, GameResult, check_end
 from arena.game.exchange import Leg, plan_exchange, resolve_leg, shown_cards
 from arena.game.rules import FirstLeader, RuleSet, Step
@@ -215,14 +216,11 @@ def legal_play_mask(hand: int, led_suit: int | None) -> int:
 
 
 def shuffled_deal(rng: random.Random, dealer: Seat) -> tuple[tuple[int, int, int], int]:
-    """One fresh shuffle dealt by the mapping of RULES.md 1.3 rule 6."""
-    deck = list(CARDS)
+    """One legacy ``random.Random`` shuffle dealt by the mapping of RULES.md 1.3 rule 6
+    (old records; new games use :mod:`arena.game.dealing`'s keyed shuffle)."""
+    deck = list(range(52))
     rng.shuffle(deck)
-    hands = [0, 0, 0]
-    # d[i] for i < 48 goes to seat (dealer + 1 + i) % 3, so every third card to one seat.
-    for offset in range(3):
-        hands[(dealer + 1 + offset) % 3] = mask_of(deck[offset:48:3])
-    return (hands[0], hands[1], hands[2]), mask_of(deck[48:])
+    return deal_out(deck, dealer)
 
 
 class GameState:
@@ -230,11 +228,11 @@ class GameState:
 
     __slots__ = (
         "_deal_source",
+        "_deals",
         "_giver_legs",
         "_givers",
         "_led",
         "_picks",
-        "_rng",
         "_step_index",
         "_trick",
         "_trump_suit",
@@ -251,10 +249,14 @@ class GameState:
         "rules",
         "scores",
         "seed",
+        "shuffle",
     )
 
     rules: RuleSet
     seed: int
+    shuffle: str
+    """How *seed* becomes deals: :data:`~arena.game.dealing.HMAC_SHUFFLE` (keyed, the
+    default) or :data:`~arena.game.dealing.LEGACY_SHUFFLE` (old records)."""
     first_dealer: Seat
     phase: Phase
     is_over: bool
@@ -279,20 +281,26 @@ class GameState:
         *,
         first_dealer: Seat | None = None,
         deal_source: DealSource | None = None,
+        shuffle: str = HMAC_SHUFFLE,
     ) -> None:
         """Start a game: draw the first dealer, deal hand 1 and run to the first decision.
 
-        The seeded RNG draws the first dealer and then one shuffle per hand, and nothing
-        else, so the deals of a seed do not depend on the players' decisions.
-        *first_dealer* (or the ruleset's fixed one) overrides the draw without changing the
-        deals; *deal_source* replaces the shuffles (records, worked examples, tests).
+        The seed is the key of the deals (:mod:`arena.game.dealing`): it draws the first
+        dealer and one shuffle per hand, and nothing else, so the deals of a seed do not
+        depend on the players' decisions. *first_dealer* (or the ruleset's fixed one)
+        overrides the draw without changing the deals; *deal_source* replaces the shuffles
+        (records, worked examples, tests); *shuffle* names the scheme (old records: legacy).
+
+        :raises ValueError: for an unknown *shuffle* or a keyed seed outside 0 .. 2**256 - 1.
         """
         self.rules = rules
         self.seed = seed
-        self._rng = random.Random(seed)
-        drawn = self._rng.randrange(3)
+        self.shuffle = shuffle
+        self._deals: Deals = deals_for(seed, shuffle)
         if first_dealer is None:
-            first_dealer = rules.first_dealer if rules.first_dealer is not None else drawn
+            first_dealer = (
+                rules.first_dealer if rules.first_dealer is not None else self._deals.first_dealer()
+            )
         self.first_dealer = first_dealer
         self._deal_source = deal_source
         self.scores = [0, 0, 0]
@@ -472,12 +480,12 @@ class GameState:
             raise IllegalActionError(f"expected {wanted}, got {decision}")
 
     def clone(self) -> GameState:
-        """An independent copy (for search); the copy's RNG continues the same sequence."""
+        """An independent copy (for search); the copy continues with the same deals."""
         other = GameState.__new__(GameState)
         other.rules = self.rules
         other.seed = self.seed
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
+        other.shuffle = self.shuffle
+        other._deals = self._deals.copy()
         other.first_dealer = self.first_dealer
         other._deal_source = self._deal_source
         other.scores = list(self.scores)
@@ -546,7 +554,7 @@ class GameState:
         if dealt is not None:
             deal, kitty = dealt
         elif self._deal_source is None:
-            deal, kitty = shuffled_deal(self._rng, dealer)
+            deal, kitty = self._deals.deal(number, dealer)
         else:
             deal, kitty = self._deal_source(number, dealer)
         rules = self.rules
@@ -747,9 +755,12 @@ def new_game(
     *,
     first_dealer: Seat | None = None,
     deal_source: DealSource | None = None,
+    shuffle: str = HMAC_SHUFFLE,
 ) -> GameState:
     """Start a game under *rules* with the shuffles of *seed*."""
-    return GameState(rules, seed, first_dealer=first_dealer, deal_source=deal_source)
+    return GameState(
+        rules, seed, first_dealer=first_dealer, deal_source=deal_source, shuffle=shuffle
+    )
 
 
 def fixed_deals(

@@ -28,6 +28,7 @@ from typing import Any
 
 from arena.game.actions import CallTrump, Give
 from arena.game.cards import Card, Trump, cards_in, mask_of, parse_cards
+from arena.game.dealing import LEGACY_SHUFFLE
 from arena.game.ending import GameResult
 from arena.game.observation import HandSummary, LegView, observe
 from arena.game.record import RecordError, replay_record
@@ -245,7 +246,11 @@ class _Builder:
             return deals[number - 1]
 
         state = GameState(
-            rules, int(record["seed"]), first_dealer=record["first_dealer"], deal_source=source
+            rules,
+            int(record["seed"]),
+            first_dealer=record["first_dealer"],
+            deal_source=source,
+            shuffle=str(record.get("shuffle", LEGACY_SHUFFLE)),
         )
         for hand in record["hands"]:
             self._hand(state, hand)

@@ -1,21 +1,27 @@
 """Running a bot's optional ``build`` command (installing its dependencies, compiling).
 
-A build runs in the bot's directory with a time limit and a minimal environment, and is
-remembered by a stamp file holding a checksum of the manifest, so ``arena match`` builds a
-bot once rather than before every match.
+A build runs in the build sandbox (:mod:`arena.sandbox.build_sandbox`: no more rights
+than the bot has at play, bounded time, memory, processes and disk, the network only where
+the organiser allows it) and is remembered by a stamp file holding a checksum of the
+manifest, so ``arena match`` builds a bot once rather than before every match.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from arena.referee.manifest import BotManifest
-from arena.sandbox.probe import probe
+from arena.sandbox.build_sandbox import BuildLimits, BuildTimeout, network_allowed, run_build
+from arena.sandbox.config import SandboxConfig, SandboxError, SandboxMode
+
+LOGGER = logging.getLogger(__name__)
 
 STAMP_NAME = ".arena-build.ok"
 DEFAULT_BUILD_TIMEOUT_S = 600.0
@@ -38,55 +44,78 @@ def needs_build(manifest: BotManifest) -> bool:
     return not stamp.is_file() or stamp.read_text().strip() != _fingerprint(manifest)
 
 
-def sandbox_prefix(directory: Path, hide: Sequence[Path]) -> list[str]:
-    """A bubblewrap prefix for a build: the system read-only, the bot's directory writable,
-    *hide* (the data directory: database, other bots, records) replaced by empty tmpfs,
-    a private /tmp and HOME, own pid namespace. The network stays (package registries).
-    Empty when bubblewrap cannot run here (see ``arena doctor``).
-    """
-    bwrap = probe().bwrap
-    if bwrap is None:
-        return []
-    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]  # fmt: skip
-    for path in hide:
-        if path.exists():
-            argv += ["--tmpfs", str(path.resolve())]
-    # The arena's interpreter (``python`` on the build's PATH) may live under /tmp or a
-    # hidden directory, as in a fresh CI clone: bring it back, read-only.
-    for runtime in sorted(
-        {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent)}
-    ):
-        argv += ["--ro-bind", runtime, runtime]
-    target = str(directory.resolve())
-    return [*argv, "--bind", target, target, "--chdir", target, "--"]
-
-
 def build(
     manifest: BotManifest,
     timeout_s: float = DEFAULT_BUILD_TIMEOUT_S,
     hide: Sequence[Path] = (),
+    *,
+    network: bool | None = None,
+    sandbox: SandboxConfig | None = None,
+    limits: BuildLimits | None = None,
 ) -> str:
     """Run the bot's build command; its combined output (last 2,000 characters).
 
-    A build is the bot's own code too, so it runs in :func:`sandbox_prefix` where
-    bubblewrap works, with the directories in *hide* out of sight.
+    A build is the bot's own code too, so it runs in the build sandbox
+    (:mod:`arena.sandbox.build_sandbox`): a bot uid without capabilities, only its own
+    directory writable (a bounded copy), no data directory, database or home directories
+    in sight (*hide* is kept for callers: nothing outside the system, the arena's runtime
+    and the bot is visible anyway), bounded time, memory, processes and disk. *network*
+    defaults to ``$ARENA_BUILD_NETWORK`` (off). Only ``sandbox=SandboxConfig(mode=off)``
+    runs a build unconfined, with a warning.
 
-    :raises BuildError: if the command is missing, fails or takes longer than *timeout_s*.
+    :raises BuildError: if the command is missing, fails, breaks a limit, takes longer
+        than *timeout_s*, or cannot be sandboxed as the mode requires.
     """
+    del hide  # not visible in the sandbox in the first place
     if manifest.build is None:
         return ""
-    interpreter_dir = str(Path(sys.executable).parent)
-    prefix = sandbox_prefix(manifest.directory, hide)
+    command = " ".join(manifest.build)
+    config = sandbox or SandboxConfig()
+    try:
+        allowed = network_allowed() if network is None else network
+    except ValueError as exc:
+        raise BuildError(f"{manifest.name}: {exc}") from None
+    limits = replace(limits or BuildLimits(), time_s=timeout_s)
+    if config.mode is SandboxMode.OFF:
+        LOGGER.warning("%s: sandbox off: the build %r runs unconfined", manifest.name, command)
+        returncode, output = _unconfined(manifest, timeout_s)
+    else:
+        try:
+            done = run_build(
+                manifest.directory, manifest.build, config=config, limits=limits, network=allowed
+            )
+        except BuildTimeout:
+            raise BuildError(
+                f"{manifest.name}: build {command!r} took longer than {timeout_s:.0f} s"
+            ) from None
+        except (SandboxError, OSError) as exc:
+            raise BuildError(f"{manifest.name}: build {command!r}: {exc}") from None
+        LOGGER.info("%s: %s", manifest.name, done.how)
+        returncode, output = done.returncode, done.output
+    output = output[-2000:]
+    if returncode == 127 and "command not found" in output:
+        raise BuildError(f"{manifest.name}: build command not found: {command!r}")
+    if returncode != 0:
+        last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
+        raise BuildError(
+            f"{manifest.name}: build {command!r} failed with exit code {returncode}: {last[:200]}"
+        )
+    (manifest.directory / STAMP_NAME).write_text(_fingerprint(manifest) + "\n")
+    return output
+
+
+def _unconfined(manifest: BotManifest, timeout_s: float) -> tuple[int, str]:
+    """The build without a sandbox (mode off: debugging one's own bot only)."""
+    assert manifest.build is not None
+    command = " ".join(manifest.build)
     env = {
-        "PATH": f"{interpreter_dir}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": "/tmp" if prefix else os.environ.get("HOME", str(manifest.directory)),
+        "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": os.environ.get("HOME", str(manifest.directory)),
         "LANG": "C.UTF-8",
     }
-    command = " ".join(manifest.build)
     try:
         done = subprocess.run(
-            [*prefix, *manifest.build],
+            manifest.build,
             cwd=manifest.directory,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -95,17 +124,10 @@ def build(
             timeout=timeout_s,
             check=False,
         )
-    except FileNotFoundError:  # without bubblewrap: the command itself is missing
-        raise BuildError(f"{manifest.name}: build command not found: {command!r}") from None
+    except FileNotFoundError:
+        return 127, f"arena build: command not found: {command}"
     except subprocess.TimeoutExpired:
         raise BuildError(
             f"{manifest.name}: build {command!r} took longer than {timeout_s:.0f} s"
         ) from None
-    output = (done.stdout + done.stderr)[-2000:]
-    if done.returncode != 0:
-        last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
-        raise BuildError(
-            f"{manifest.name}: build {command!r} failed with exit code {done.returncode}: {last[:200]}"
-        )
-    (manifest.directory / STAMP_NAME).write_text(_fingerprint(manifest) + "\n")
-    return output
+    return done.returncode, done.stdout + done.stderr

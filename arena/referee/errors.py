@@ -34,6 +34,13 @@ class BotCrashed(BotError):
     kind = FaultKind.CRASH
 
 
+class BotStreamCut(BotCrashed):
+    """The call ended under the referee before an answer: gRPC cut it (a message over the
+    size limit), the bot cancelled it, or the bot's connection went away. gRPC shows all
+    of these to the server as the same end of stream; the match words the fault from
+    what it sees next (an exit, the bot's own error line)."""
+
+
 class BotProtocolError(BotError):
     """Garbage, a wrong message, a wrong request id or an unsolicited answer."""
 
@@ -69,6 +76,7 @@ __all__ = [
     "BotIllegalAction",
     "BotProtocolError",
     "BotStartupError",
+    "BotStreamCut",
     "BotTimeout",
     "FaultKind",
 ]

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST_NAME = "bot.toml"
+MAX_MANIFEST_BYTES = 64 * 1024
+"""A ``bot.toml`` is a few lines; anything larger is refused before it is read."""
+MAX_TEXT = 1000
+"""The longest ``description`` or ``author``; other fields have their own, smaller limits."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # tabs and newlines allowed
 _KNOWN_KEYS = {"name", "version", "language", "run", "build", "description", "author"}
 
 
@@ -60,10 +66,20 @@ def load_manifest(path: Path | str) -> BotManifest:
     if not file.is_file():
         raise ManifestError(f"{directory}: no {MANIFEST_NAME} found")
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        with file.open("rb") as source:
+            raw = source.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as exc:
+        raise ManifestError(f"{file}: cannot read: {exc.strerror}") from None
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise ManifestError(f"{file}: larger than {MAX_MANIFEST_BYTES // 1024} KiB")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ManifestError(f"{file}: not valid TOML: {first_line}") from None
+    except RecursionError:
+        # tomllib parses nested arrays and tables recursively: 100,000 "[" exhaust the stack.
+        raise ManifestError(f"{file}: not valid TOML: nested too deeply") from None
     return _validate(directory.resolve(), file, data)
 
 
@@ -77,6 +93,12 @@ def _validate(directory: Path, file: Path, data: dict[str, Any]) -> BotManifest:
     for key in ("name", "version", "language", "description", "author"):
         if key in data and not isinstance(data[key], str):
             raise ManifestError(f"{file}: {key!r} must be a string")
+        control = _CONTROL_IN_TEXT if key in ("description", "author") else _CONTROL
+        if key in data and control.search(data[key]):
+            raise ManifestError(f"{file}: {key!r} must not hold control characters")
+    for key, limit in (("language", 64), ("description", MAX_TEXT), ("author", MAX_TEXT)):
+        if len(data.get(key, "")) > limit:
+            raise ManifestError(f"{file}: {key!r} is longer than {limit} characters")
     name = data["name"]
     if not _NAME.match(name):
         raise ManifestError(f"{file}: name {name!r} must be 1-64 letters, digits, '_', '-' or '.'")
@@ -108,4 +130,6 @@ def _command(file: Path, key: str, value: Any) -> tuple[str, ...]:
         raise ManifestError(f"{file}: {key!r} must be a command string or a list of strings")
     if not parts or not parts[0]:
         raise ManifestError(f"{file}: {key!r} is empty")
+    if any("\0" in part for part in parts):
+        raise ManifestError(f"{file}: {key!r} must not hold NUL characters")
     return tuple(parts)

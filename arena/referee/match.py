@@ -8,42 +8,56 @@ game state; a bot only ever receives ``observe(state, seat)``.
 On a bot's first fault in a game, the autopilot (:class:`GreedyPolicy`) plays its seat to
 the end of that game, so the other two seats' game completes and counts; the bot process
 is stopped and started again for the next game.
+
+A failure of the arena itself (its descriptors or memory exhausted, a spawn that fails
+for the host's reasons, a sandbox that cannot be set up) is never a bot's fault:
+:func:`play_match` raises :class:`~arena.referee.errors.ArenaFault` for that game instead,
+after every finished game has been handed to ``on_game``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import math
+import re
 import secrets
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeAlias
 
 from arena import __version__
 from arena.game import GameState, IllegalActionError, RuleSet, observe
 from arena.game.actions import Decision, DecisionKind
+from arena.game.dealing import HMAC_SHUFFLE, board_key
 from arena.game.policies import GreedyPolicy, Policy
 from arena.game.record import game_record
 from arena.protocol import convert
 from arena.referee.errors import (
+    ArenaFault,
     BotError,
     BotIllegalAction,
     BotProtocolError,
     BotStartupError,
+    BotStreamCut,
     FaultKind,
 )
 from arena.referee.manifest import BotManifest
 from arena.referee.process import DEFAULT_LOG_CAP, BotProcess, LogCapture, bot_environment
-from arena.referee.server import RefereeServer, Session
+from arena.referee.server import (
+    MAX_MESSAGE_BYTES,
+    RefereeServer,
+    Session,
+    check_descriptors,
+    descriptors_needed,
+    reserve_descriptors,
+)
 from arena.referee.timecontrol import Clock, TimeControl
-from arena.sandbox.config import SandboxConfig
+from arena.sandbox.config import SandboxConfig, SandboxError
 from arena.v1 import arena_pb2 as pb
 
 LOGGER = logging.getLogger(__name__)
@@ -78,6 +92,8 @@ class MatchConfig:
     rules: RuleSet
     games: int
     seed: int
+    """Game *i*'s seed is ``seed + i`` when there is no *secret* (a tournament passes its
+    board's key with ``games=1``)."""
     time_control: TimeControl = field(default_factory=TimeControl)
     log_cap: int = DEFAULT_LOG_CAP
     """Bytes of stdout+stderr kept per bot per match."""
@@ -96,6 +112,17 @@ class MatchConfig:
     """Called with (seat, address, token) when a remote seat awaits its bot; default: stderr."""
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     """The sandbox of every bot process (docs/security.md); default best-effort."""
+    secret: bytes | None = field(default=None, repr=False)
+    """The match's deal secret: game *i*'s seed is ``board_key(secret, i)`` (never sent to a
+    bot, kept out of ``repr``)."""
+    shuffle: str = HMAC_SHUFFLE
+    """How seeds become deals; only a tournament made before keyed deals passes legacy."""
+
+    def game_seed(self, index: int) -> int:
+        """The seed (deal key) of game *index*, from 0."""
+        if self.secret is not None:
+            return board_key(self.secret, index)
+        return self.seed + index
 
 
 @dataclass
@@ -107,6 +134,8 @@ class SeatStats:
     wins: int = 0
     draws: int = 0
     faults: int = 0
+    refused: int = 0
+    """Streams refused at the seat's door (second streams, bad tokens, no Hello)."""
     decision_ms: list[float] = field(default_factory=list)
 
     @property
@@ -166,7 +195,10 @@ class _SeatRunner:
         ):
             return
         await self.stop(kill=True)
-        session = server.service.open_session(self.seat, welcome)
+        remote = isinstance(self.spec, RemoteSeat)
+        # A bot process dials its own door, so whatever it opens counts against it alone.
+        address = server.address if remote else await server.door(self.seat)
+        session = server.service.open_session(self.seat, welcome, None if remote else self.seat)
         self.session = session
         limit_s = self.config.time_control.startup_ms / 1000
         if isinstance(self.spec, RemoteSeat):
@@ -175,15 +207,12 @@ class _SeatRunner:
             waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(session.connected.wait())]
         else:
             assert isinstance(self.spec, BotManifest)
-            env = bot_environment(server.address, session.token)
+            env = bot_environment(address, session.token)
             try:
                 self.process = await self._spawn(env)
-            except OSError as exc:
+            except (OSError, SandboxError) as exc:
                 server.service.forget(session)
-                raise BotStartupError(
-                    f"cannot start {' '.join(self.spec.run)!r}: {exc.strerror or exc}"
-                    + (f" ({exc.filename})" if exc.filename else "")
-                ) from None
+                raise _spawn_failure(self.spec, exc) from None
             waiters = [
                 asyncio.ensure_future(session.connected.wait()),
                 asyncio.ensure_future(self.process.wait_exit()),
@@ -254,6 +283,57 @@ class _SeatRunner:
         return tail, exit_code
 
 
+_TOO_LARGE = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
+"""gRPC's own words to a bot whose message it refused for its size."""
+
+
+def cut_detail(error: BotStreamCut, stderr_tail: str, exit_code: int | None) -> str:
+    """The fault line of a stream cut before an answer.
+
+    gRPC tells the bot, not the referee, why it cut the call; a bot that shows that
+    status (as the SDK does) on stderr gets the size named. That line is the bot's own
+    output: it only words the bot's own crash fault, it changes nothing else.
+    """
+    too_large = _TOO_LARGE.search(stderr_tail)
+    if too_large:
+        return (
+            f"a message of {int(too_large[1])} bytes, over the {MAX_MESSAGE_BYTES >> 20} MiB "
+            f"limit ({MAX_MESSAGE_BYTES} bytes): gRPC refused it and cut the stream"
+        )
+    if exit_code is not None:
+        return f"the bot exited before answering (exit code {exit_code})"
+    return error.detail
+
+
+def _fault_detail(error: BotError, stderr_tail: str, exit_code: int | None) -> str:
+    """A fault's line, with what was seen after it (an exit code, gRPC's reason)."""
+    if isinstance(error, BotStreamCut):
+        return cut_detail(error, stderr_tail, exit_code)
+    return error.detail + (f" (exit code {exit_code})" if exit_code is not None else "")
+
+
+_BOT_SPAWN_ERRNOS = frozenset(
+    {errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG}
+)
+"""Errors that, naming the bot's own command, mean the bot cannot be run (its fault)."""
+
+
+def _spawn_failure(spec: BotManifest, exc: OSError | SandboxError) -> BotError | ArenaFault:
+    """Whose fault a spawn that failed twice is.
+
+    The bot's: its own command is missing or not executable (the exec error names it;
+    behind the sandbox's chain of helpers the same shows as an exit before connecting).
+    The arena's: anything else: no descriptors, memory or processes left, a helper of
+    the sandbox missing, a sandbox that cannot be set up, no free bot uid.
+    """
+    command = " ".join(spec.run)
+    if isinstance(exc, OSError) and exc.errno in _BOT_SPAWN_ERRNOS and exc.filename == spec.run[0]:
+        return BotStartupError(f"cannot start {command!r}: {exc.strerror or exc} ({exc.filename})")
+    what = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+    return ArenaFault(f"the arena could not start {spec.label}: {what}{where}")
+
+
 class Match:
     """A match of several games between three seats, refereed over gRPC."""
 
@@ -271,13 +351,17 @@ class Match:
     async def run(self, on_game: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
         """Play every game; always stops every bot and the server, whatever happens."""
         server = RefereeServer(hello_timeout_s=self.config.time_control.startup_ms / 1000)
-        socket_dir = Path(tempfile.mkdtemp(prefix="arena-"))
         try:
-            await server.start(self.config.listen or f"unix:{socket_dir}/referee.sock")
+            reserve_descriptors(self._descriptors())
+            shared = f"unix:{server.directory}/shared-{secrets.token_hex(8)}.sock"
+            await server.start(self.config.listen or shared)
             stats = [SeatStats(r.label) for r in self.runners]
             records = self._records
             for index in range(self.config.games):
-                record = await self._play_game(server, index, stats)
+                try:
+                    record = await self._play_game(server, index, stats)
+                except MemoryError:
+                    raise ArenaFault(f"the referee ran out of memory in game {index + 1}") from None
                 records.append(record)
                 if on_game is not None:
                     on_game(record)
@@ -286,7 +370,10 @@ class Match:
             return MatchResult(records, stats)
         finally:
             await self._shutdown(server, len(self._records))
-            shutil.rmtree(socket_dir, ignore_errors=True)
+
+    def _descriptors(self) -> int:
+        """Descriptors this match may hold at once."""
+        return descriptors_needed(sum(1 for r in self.runners if r.is_bot))
 
     async def _shutdown(self, server: RefereeServer, played: int) -> None:
         reason = "completed" if played == self.config.games else "aborted"
@@ -313,9 +400,14 @@ class Match:
         self, server: RefereeServer, index: int, stats: list[SeatStats]
     ) -> dict[str, Any]:
         config = self.config
-        seed = config.seed + index
+        seed = config.game_seed(index)
         dealers = config.first_dealers or (0, 1, 2)
-        state = GameState(config.rules, seed, first_dealer=dealers[index % len(dealers)])
+        state = GameState(
+            config.rules,
+            seed,
+            first_dealer=dealers[index % len(dealers)],
+            shuffle=config.shuffle,
+        )
         game_id = (
             self.match_id
             if self.config.games == 1 and self.config.match_id
@@ -323,6 +415,9 @@ class Match:
         )
         faults: list[dict[str, Any]] = []
         autopilot = [False, False, False]
+        # The arena's own shortage is never a bot's startup fault (raises ArenaFault).
+        check_descriptors(self._descriptors() // 2)
+        refused_before = [server.refused(r.seat) for r in self.runners]
         await self._start_bots(server, faults, autopilot)
         labels = [r.label for r in self.runners]
         self._broadcast(state, game_id, index, labels, autopilot)
@@ -351,8 +446,7 @@ class Match:
                     tail, code = await runner.after_fault(error, notice)
                     decision_name = kind.value if kind else "play"
                     fault = self._fault(seat, hand.number, decision_name, error, tail)
-                    if code is not None:
-                        fault["detail"] += f" (exit code {code})"
+                    fault["detail"] = _fault_detail(error, tail, code)
                     faults.append(fault)
                     autopilot[seat] = True
                     state.apply_decision(self.autopilot.act(observe(state, seat)))
@@ -373,7 +467,10 @@ class Match:
                 )
             ),
         )
+        refused = [server.refused(r.seat) - refused_before[r.seat] for r in self.runners]
         self._tally(state, stats, faults, times)
+        for seat_stats, count in zip(stats, refused, strict=True):
+            seat_stats.refused += count
         logs = [r.logs.take_new() if r.is_bot else None for r in self.runners]
         extra = {
             "game_id": game_id,
@@ -382,6 +479,7 @@ class Match:
             "timings": {"decision_ms": times},
             "bot_logs": logs,
             "referee": f"arena {__version__}",
+            "refused_streams": refused,
         }
         return game_record(state, labels, faults, extra)
 

@@ -3,10 +3,10 @@
 Inside: the system (``/usr`` and its ``/bin``, ``/lib*`` links, a few files of ``/etc``)
 read-only; the arena's interpreter, virtual environment and ``arena`` package read-only
 at their own paths (so ``python`` finds the SDK and grpcio); the bot's directory
-read-only at its own path; a private ``$HOME`` (read-write) and an in-memory ``/tmp`` of
-bounded size; the referee's unix socket at ``/run/arena/referee.sock``; a new ``/proc``
-of its own pid namespace and a minimal ``/dev``. No network namespace is shared unless the
-referee is reached over TCP.
+read-only at its own path; a private ``$HOME`` (read-write) and an in-memory ``/tmp``
+and ``/dev/shm``, all of bounded size; the referee's unix socket at
+``/run/arena/referee.sock``; a new ``/proc`` of its own pid namespace and a minimal
+``/dev``. No network namespace is shared unless the referee is reached over TCP.
 
 When the referee runs as root, bubblewrap runs privileged (no user namespace) and the uid
 switch happens inside, as the last step before the bot (``setpriv --reuid``): an
@@ -49,6 +49,9 @@ class BwrapSpec:
     """More host directories to bind read-only at their own paths (interpreter, venv, ...)."""
     home: str | None = None
     """Host directory bound read-write as ``$HOME``."""
+    home_bytes: int | None = None
+    """Without *home*: ``$HOME`` is a tmpfs of this size made by bubblewrap (owned by the
+    bot only when bubblewrap is unprivileged: a privileged one makes it root's)."""
     socket: str | None = None
     """The referee's unix socket (host path), bound at :data:`SOCKET_INSIDE`."""
     share_net: bool = False
@@ -117,6 +120,9 @@ def build(spec: BwrapSpec, bwrap: str = "bwrap") -> list[str]:
             tree.bind("--ro-bind", path, path)
     tree.args += ["--proc", "/proc", "--dev", "/dev"]
     tree.args += ["--size", str(spec.tmp_bytes), "--tmpfs", "/tmp", "--chmod", "1777", "/tmp"]
+    # bubblewrap's /dev is a tmpfs without a size, which an unprivileged bubblewrap lets
+    # the bot write to: its /dev/shm gets a size of its own.
+    tree.args += ["--size", str(spec.tmp_bytes), "--tmpfs", "/dev/shm"]
     for path in ETC_FILES:
         if os.path.exists(path):
             tree.bind("--ro-bind", path, path)
@@ -126,6 +132,10 @@ def build(spec: BwrapSpec, bwrap: str = "bwrap") -> list[str]:
         tree.bind("--ro-bind", path, path)
     if spec.home is not None:
         tree.bind("--bind", spec.home, HOME_INSIDE)
+    elif spec.home_bytes is not None:
+        tree.parents(HOME_INSIDE)
+        tree.args += ["--size", str(spec.home_bytes), "--perms", "0700", "--tmpfs", HOME_INSIDE]
+        tree.made.add(HOME_INSIDE)
     if spec.socket is not None:
         tree.bind("--ro-bind", spec.socket, SOCKET_INSIDE)
     args = [*_namespaces(spec, bwrap), *tree.args]

@@ -28,7 +28,8 @@ class Layer(StrEnum):
     RLIMITS = "rlimits"
     """CPU seconds, data segment, file size, open files, no core dumps, processes."""
     WORKDIR = "workdir"
-    """A private HOME (mode 0700) and TMPDIR per process, wiped when it ends."""
+    """A private HOME (mode 0700) and TMPDIR per process, wiped when it ends, each a
+    tmpfs of bounded size where the referee can mount one."""
     UID = "uid"
     """A separate unprivileged uid per running bot (only when the referee runs as root)."""
     BWRAP = "bwrap"
@@ -69,7 +70,11 @@ class Limits:
     """RLIMIT_NPROC (threads count; per uid, so only with the uid switch) and, where
     cgroups are writable, pids.max of the whole bot."""
     tmp_bytes: int = 64 << 20
-    """Size of the in-memory /tmp inside bubblewrap."""
+    """Size of the in-memory /tmp inside bubblewrap, and of the private TMPDIR where the
+    referee can mount a tmpfs for it (:mod:`arena.sandbox.quota`)."""
+    home_bytes: int = 64 << 20
+    """Size of the private HOME (a tmpfs where the referee can mount one or bubblewrap
+    runs unprivileged; else only ``file_bytes`` per file bounds it)."""
     cpu_cores: float | None = 1.0
     """CPU quota of the whole bot where cgroups are writable (``None``: no quota)."""
 

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.sandbox import bwrap, cgroups, seccomp, uids
+from arena.sandbox import bwrap, cgroups, quota, seccomp, uids
 from arena.sandbox.config import Layer, SandboxConfig, SandboxError, SandboxMode
 from arena.sandbox.probe import (
     Capabilities,
@@ -67,6 +67,10 @@ class Launch:
     cgroup: cgroups.BotCgroup | None = None
     tcp_landlock: bool = False
     """Landlock inside bubblewrap, for its TCP rule alone (the referee is on TCP)."""
+    sized: bool = False
+    """HOME and TMPDIR are tmpfs mounts of bounded size (:mod:`arena.sandbox.quota`)."""
+    _owner: int = -1
+    """The ``flock``-ed owner lock of the private directory (:func:`quota.hold`)."""
     _lease: uids.UidLease | None = None
     _fds: list[int] = field(default_factory=list)
 
@@ -108,6 +112,9 @@ class Launch:
         if self.private is not None:
             await asyncio.to_thread(_wipe, self.private)
             self.private = None
+        if self._owner >= 0:
+            os.close(self._owner)  # after the wipe: a sweeper may take it from here
+            self._owner = -1
         if self._lease is not None:
             await self._lease.release()  # after the wipe: the uid is ours until here
             self._lease = None
@@ -119,6 +126,7 @@ def _wipe(private: Path) -> None:
     container)."""
     for sub in ("home", "tmp"):
         path = private / sub
+        quota.unmount(path)
         try:
             shutil.rmtree(path)
         except FileNotFoundError:
@@ -258,9 +266,7 @@ async def _prepare(
     if Layer.UID in layers:
         launch._lease = await asyncio.to_thread(uids.acquire, *config.uid_range)
         launch.uid = launch._lease.uid
-    private = launch.private = await asyncio.to_thread(_private_dir, launch.uid)
-    if Layer.WORKDIR in layers:
-        launch.env.update(HOME=str(private / "home"), TMPDIR=str(private / "tmp"))
+    private = await _workdir(launch, config, caps)
     bot_dir = directory
     if launch.uid is not None and not await asyncio.to_thread(_readable_by_others, directory):
         bot_dir = await asyncio.to_thread(_stage, directory, private / "bot")
@@ -327,6 +333,34 @@ def _confine(
     if Layer.SECCOMP in layers:
         confine["seccomp"] = {"allow_inet": tcp_port is not None}
     return confine
+
+
+async def _workdir(launch: Launch, config: SandboxConfig, caps: Capabilities) -> Path:
+    """Make the private directory, hold its owner lock and, with the workdir layer, point
+    HOME and TMPDIR into it (sized tmpfs mounts where the referee can mount)."""
+    private = launch.private = await asyncio.to_thread(_private_dir, launch.uid)
+    launch._owner = await asyncio.to_thread(quota.hold, private)
+    if Layer.WORKDIR in launch.plan.layers:
+        launch.env.update(HOME=str(private / "home"), TMPDIR=str(private / "tmp"))
+        if caps.tmpfs_mount:
+            launch.sized = await asyncio.to_thread(_size_limits, private, launch.uid, config)
+    return private
+
+
+def _size_limits(private: Path, uid: int | None, config: SandboxConfig) -> bool:
+    """Make HOME and TMPDIR sized tmpfs mounts; False (and a log line, or in strict mode
+    an error) if the kernel refuses."""
+    limits = config.limits
+    try:
+        quota.mount(private / "home", limits.home_bytes, uid)
+        quota.mount(private / "tmp", limits.tmp_bytes, uid)
+    except OSError as exc:
+        quota.unmount(private / "home")
+        if config.mode is SandboxMode.STRICT:
+            raise SandboxError(f"strict sandbox: cannot bound the bot's HOME: {exc}") from None
+        LOGGER.warning("no size limit on the bot's HOME and TMPDIR: %s", exc)
+        return False
+    return True
 
 
 def _private_dir(uid: int | None) -> Path:
@@ -402,10 +436,16 @@ def _bwrap(
         os.write(seccomp_fd, _bpf(tcp_port is not None))
         os.lseek(seccomp_fd, 0, os.SEEK_SET)
         launch.pass_fds = (seccomp_fd,)
+    workdir = Layer.WORKDIR in launch.plan.layers
+    # A host tmpfs (sized, owned by the bot uid) when we could mount one; else, in an
+    # unprivileged bubblewrap, its own sized tmpfs (owned by the bot there); else, as root
+    # without mounts, the plain host directory (RLIMIT_FSIZE per file only).
+    tmpfs_inside = workdir and not launch.sized and not caps.root
     spec = bwrap.BwrapSpec(
         bot_dir=str(bot_dir),
         readonly=runtime_paths(),
-        home=str(launch.private / "home") if Layer.WORKDIR in launch.plan.layers else None,
+        home=str(launch.private / "home") if workdir and not tmpfs_inside else None,
+        home_bytes=config.limits.home_bytes if tmpfs_inside else None,
         socket=socket_path,
         share_net=tcp_port is not None,
         privileged=caps.root,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import arena
-from arena.sandbox import bwrap, cgroups, landlock, seccomp, uids
+from arena.sandbox import bwrap, cgroups, landlock, quota, seccomp, uids
 from arena.sandbox.config import REQUIRED_ALWAYS, Layer, SandboxConfig, SandboxError, SandboxMode
 
 LOGGER = logging.getLogger(__name__)
@@ -61,6 +61,8 @@ class Capabilities:
     layers: dict[Layer, LayerStatus] = field(default_factory=dict)
     setpcap: bool = False
     """The referee holds CAP_SETPCAP (it may empty a bot's capability bounding set)."""
+    tmpfs_mount: bool = False
+    """The referee can mount sized tmpfs for a bot's HOME and TMPDIR (:mod:`quota`)."""
 
 
 def runtime_paths() -> list[str]:
@@ -250,7 +252,9 @@ def probe() -> Capabilities:
 def _probe_all() -> Capabilities:
     setpriv, prlimit = shutil.which("setpriv"), shutil.which("prlimit")
     layers = {Layer.RLIMITS: _probe_rlimits(prlimit)}
-    layers[Layer.WORKDIR] = LayerStatus(Layer.WORKDIR, True, "private HOME and TMPDIR")
+    quota.sweep_stale()
+    no_mount = quota.available()
+    layers[Layer.WORKDIR] = _workdir_status(no_mount, shutil.which("bwrap") is not None)
     lease = None
     if os.geteuid() == 0 and setpriv is not None:
         with contextlib.suppress(OSError):
@@ -289,7 +293,21 @@ def _probe_all() -> Capabilities:
         cgroup=cgroups.hierarchy(),
         layers=layers,
         setpcap=_has_capability(8),
+        tmpfs_mount=no_mount is None,
     )
+
+
+def _workdir_status(no_mount: str | None, bwrap_installed: bool) -> LayerStatus:
+    if no_mount is None:
+        detail = "private HOME and TMPDIR, each a tmpfs of bounded size"
+    elif bwrap_installed and os.geteuid() != 0:
+        detail = (
+            "private HOME and TMPDIR; sized by bubblewrap's tmpfs, else "
+            f"RLIMIT_FSIZE per file only (cannot mount: {no_mount})"
+        )
+    else:
+        detail = f"private HOME and TMPDIR; RLIMIT_FSIZE per file only (cannot mount: {no_mount})"
+    return LayerStatus(Layer.WORKDIR, True, detail)
 
 
 def _has_capability(number: int) -> bool:

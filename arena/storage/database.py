@@ -151,16 +151,42 @@ def migrate(engine: Engine) -> None:
     try:
         with engine.connect() as connection:
             connection.execution_options(**{WRITE_OPTION: True})
-            with connection.begin():
-                if connection.dialect.name == "postgresql":
-                    connection.execute(
-                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY}
-                    )
-                config.attributes["connection"] = connection
-                command.upgrade(config, "head")
+            sqlite = connection.dialect.name == "sqlite"
+            if sqlite:
+                # A batch migration rebuilds tables that others reference; SQLite's ALTER
+                # TABLE procedure: foreign keys off (only possible outside a transaction),
+                # rebuild, check them all, commit, on again.
+                _sqlite_pragma(connection, "PRAGMA foreign_keys=OFF")
+            try:
+                with connection.begin():
+                    if connection.dialect.name == "postgresql":
+                        connection.execute(
+                            text("SELECT pg_advisory_xact_lock(:key)"),
+                            {"key": _MIGRATION_LOCK_KEY},
+                        )
+                    config.attributes["connection"] = connection
+                    command.upgrade(config, "head")
+                    if sqlite:
+                        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+                        if broken:
+                            raise StorageError(
+                                f"cannot open database {_shown(engine.url)}: the migration "
+                                f"broke {len(broken)} foreign key(s); nothing was changed"
+                            )
+            finally:
+                if sqlite:
+                    _sqlite_pragma(connection, "PRAGMA foreign_keys=ON")
     except (SQLAlchemyError, CommandError) as exc:
         # CommandError: e.g. a database migrated by a newer arena than this one.
         raise StorageError(f"cannot open database {_shown(engine.url)}: {one_line(exc)}") from None
+
+
+def _sqlite_pragma(connection: Connection, pragma: str) -> None:
+    """Run *pragma* on the raw SQLite connection, outside any transaction (SQLAlchemy would
+    begin one first, and ``foreign_keys`` is a no-op inside a transaction)."""
+    raw = connection.connection.driver_connection
+    assert raw is not None
+    raw.execute(pragma)
 
 
 def open_database(url: str | None = None) -> Engine:

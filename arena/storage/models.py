@@ -29,11 +29,14 @@ from sqlalchemy import (
     Dialect,
     Double,
     Index,
+    String,
     Text,
     TypeDecorator,
     UniqueConstraint,
 )
 from sqlmodel import Field, SQLModel
+
+from arena.game.dealing import HMAC_SHUFFLE
 
 # Named constraints, so later migrations can alter them (SQLite batch mode needs names).
 SQLModel.metadata.naming_convention = {
@@ -80,6 +83,20 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
         return value.astimezone(UTC)
+
+
+class SeedText(TypeDecorator[int]):
+    """An integer of up to 256 bits (a keyed deal seed) stored as decimal text: no database
+    integer type holds it on both SQLite and PostgreSQL, and text is exact on both."""
+
+    impl = String(80)
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> str | None:
+        return None if value is None else str(int(value))
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
+        return None if value is None else int(value)
 
 
 def _when(nullable: bool = False) -> Any:
@@ -164,7 +181,12 @@ class TournamentBase(SQLModel):
     """E.g. ``decision=1000,bank=10000,grace=50,startup=10000`` (milliseconds)."""
     format: str = Field(default="round_robin", max_length=32)
     boards: int
-    seed: int = Field(sa_type=BigInteger)
+    seed: int | None = Field(default=None, sa_type=BigInteger, nullable=True)
+    """The explicit seed of a reproducible run (its deals are predictable); ``None`` when the
+    deals come from a secret."""
+    shuffle: str = Field(default=HMAC_SHUFFLE, max_length=32)
+    """How board seeds become deals: ``hmac-sha256/1``, or ``mt19937`` for tournaments made
+    before keyed deals (board seed ``seed + board``, kept so that they resume unchanged)."""
     rating_mode: str = Field(max_length=16)
     """``game`` or ``board`` (:data:`RatingMode`)."""
     games_total: int
@@ -186,6 +208,11 @@ class Tournament(TournamentBase, table=True):
     """``created``, ``running``, ``interrupted``, ``finished`` or ``failed``."""
     created_at: datetime = _when()
     finished_at: datetime | None = _when(nullable=True)
+    deal_secret: str | None = Field(default=None, max_length=128, repr=False)
+    """Hex of the secret every board's deal key is derived from (``None``: legacy). Kept
+    only here, never in a Public variant, so nothing that shows a tournament carries it."""
+    arena_faults: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Games the arena itself failed (replayed, never rated): a harness-loss count."""
 
 
 class TournamentCreate(TournamentBase):
@@ -227,7 +254,8 @@ class GameBase(SQLModel):
     table_index: int
     board_index: int
     seating_index: int
-    seed: int = Field(sa_type=BigInteger)
+    seed: int = Field(sa_type=SeedText)
+    """The board's deal key (up to 256 bits, so stored as decimal text)."""
     seats: str = Field(sa_type=Text)
     """JSON list of the 3 bot_version ids, by seat."""
     winners: str = Field(sa_type=Text)

@@ -28,6 +28,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 from sqlalchemy import Engine, bindparam, text
 from sqlalchemy.exc import SQLAlchemyError
 
+from arena.game.dealing import HMAC_SHUFFLE
 from arena.ratings import trueskill_model
 from arena.storage import service
 from arena.storage.database import StorageError, one_line
@@ -94,7 +95,8 @@ class TournamentInfo:
     ruleset: str
     format: str
     boards: int
-    seed: int
+    seed: int | None
+    """The explicit seed of a reproducible run; ``None`` when the deals are secret."""
     rating_mode: str
     time_control: str
     status: str
@@ -105,6 +107,22 @@ class TournamentInfo:
     entrants: tuple[str, ...]
     """Bot version labels in entry order."""
     entrant_ids: tuple[int, ...]
+    shuffle: str = HMAC_SHUFFLE
+    arena_faults: int = 0
+    """Games the arena itself failed (replayed, never rated)."""
+
+    @property
+    def predictable(self) -> bool:
+        """True when the deals follow from a known seed (an explicit ``--seed``, or a
+        tournament made before secret deals): fine for research, not for a fair contest."""
+        return self.seed is not None
+
+    @property
+    def deals(self) -> str:
+        """How the deals were made, in words, for status lines."""
+        if self.seed is None:
+            return "secret deals"
+        return f"seed {self.seed} (deals are predictable)"
 
     @property
     def fraction(self) -> float:
@@ -140,6 +158,8 @@ def tournaments(engine: Engine) -> list[TournamentInfo]:
             finished_at=t.finished_at,
             entrants=tuple(label for _, label in entrants.get(service.row_id(t), [])),
             entrant_ids=tuple(i for i, _ in entrants.get(service.row_id(t), [])),
+            shuffle=t.shuffle,
+            arena_faults=t.arena_faults,
         )
         for t in service.list_tournaments(engine)
     ]
@@ -154,6 +174,8 @@ class Progress:
     total: int
     last_game_id: int
     """Largest stored game id (0 before the first game)."""
+    arena_faults: int = 0
+    """Games the arena itself failed so far (replayed, never rated)."""
 
     @property
     def fraction(self) -> float:
@@ -169,7 +191,7 @@ def progress(engine: Engine, tournament_id: int) -> Progress:
     """
     head = _rows(
         engine,
-        "SELECT status, games_total FROM tournament WHERE id = :t",
+        "SELECT status, games_total, arena_faults FROM tournament WHERE id = :t",
         t=tournament_id,
     )
     if not head:
@@ -179,8 +201,8 @@ def progress(engine: Engine, tournament_id: int) -> Progress:
         "SELECT COUNT(*), MAX(id) FROM game WHERE tournament_id = :t",
         t=tournament_id,
     )
-    status, total = head[0]
-    return Progress(str(status), int(count), int(total), int(last or 0))
+    status, total, arena_faults = head[0]
+    return Progress(str(status), int(count), int(total), int(last or 0), int(arena_faults))
 
 
 @_database_errors

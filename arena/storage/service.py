@@ -31,6 +31,7 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, delete, select
 
+from arena.game.dealing import HMAC_SHUFFLE, LEGACY_SHUFFLE, SHUFFLES, secret_from_seed
 from arena.ratings import trueskill_model
 from arena.ratings.trueskill_model import RatingModel, ranks_for_game, ranks_for_totals
 from arena.storage.database import StorageError, one_line, read_session, write_session
@@ -53,7 +54,8 @@ LOGGER = logging.getLogger(__name__)
 DEFAULT_BOARD_SIZE: Final = 6
 """Games per board: the 3! seatings of three bots over the same deals."""
 CONTRACTS: Final = (9, 5, 2)
-_CHECKSUM = re.compile(r"^[0-9a-f]{64}$")
+_CHECKSUM = re.compile(r"^(?:[0-9a-f]{64}|v2:[a-z2-7]{52})$")
+"""A legacy sha256 hex checksum, or ``v2:`` and a base32 tree hash (arena.submission)."""
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -98,7 +100,10 @@ def add_bot_version(
     if not isinstance(name, str) or not name or not isinstance(version, str) or not version:
         raise StorageError("manifest fields need a non-empty 'name' and 'version'")
     if not _CHECKSUM.match(checksum):
-        raise StorageError(f"checksum must be 64 lowercase hex digits (sha256), got {checksum!r}")
+        raise StorageError(
+            f"checksum must be 'v2:' and 52 base32 digits, or 64 lowercase hex digits "
+            f"(sha256), got {checksum!r}"
+        )
     manifest = json.dumps(dict(manifest_fields), sort_keys=True, default=str)
     language = str(manifest_fields.get("language", ""))
     for attempt in range(3):
@@ -135,9 +140,10 @@ def _add_bot_version(
         seq = len(versions) + 1
         taken = {v.label for v in versions}
         base = f"{name}@{version}"
+        short = checksum.removeprefix("v2:")[:8]
         label = next(
             candidate
-            for candidate in (base, f"{base}+{checksum[:8]}", f"{base}+{checksum[:8]}.{seq}")
+            for candidate in (base, f"{base}+{short}", f"{base}+{short}.{seq}")
             if candidate not in taken
         )
         row = BotVersion(
@@ -215,13 +221,19 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
     rules_json: str | Mapping[str, Any],
     time_control: str,
     boards: int,
-    seed: int,
+    seed: int | None,
     rating_mode: str,
     entries: Sequence[int],
     games_total: int,
     format: str = "round_robin",
+    deal_secret: bytes | None = None,
+    shuffle: str = HMAC_SHUFFLE,
 ) -> Tournament:
     """Store a new tournament and its entrants (bot version ids, in order).
+
+    Keyed tournaments (*shuffle* ``hmac-sha256/1``, the default) need the *deal_secret*
+    their board keys come from; *seed* is the explicit seed it was made from, if any
+    (reported as predictable). Legacy (``mt19937``) tournaments need a *seed*.
 
     :raises StorageError: if the name exists, an entrant is unknown or repeated, or a
         value is invalid (rating mode other than ``game``/``board``, boards < 1, ...).
@@ -247,6 +259,16 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
         raise StorageError(f"tournament {name!r}: {where}: {error['msg']}") from None
     if len(set(entries)) != len(entries):
         raise StorageError(f"tournament {name!r}: an entrant is listed twice")
+    if shuffle == HMAC_SHUFFLE and deal_secret is None and seed is not None:
+        deal_secret = secret_from_seed(seed)  # an explicit seed is its own (known) secret
+    if shuffle == HMAC_SHUFFLE and not deal_secret:
+        raise StorageError(f"tournament {name!r}: keyed deals need a deal secret or a seed")
+    if shuffle == LEGACY_SHUFFLE and (seed is None or deal_secret is not None):
+        raise StorageError(f"tournament {name!r}: legacy deals need a seed and no secret")
+    if shuffle not in SHUFFLES:
+        raise StorageError(f"tournament {name!r}: unknown shuffle {shuffle!r}")
+    if seed is not None and not 0 <= seed < 2**63:
+        raise StorageError(f"tournament {name!r}: seed must be from 0 to {2**63 - 1}")
     exists = StorageError(f"tournament {name!r} already exists")
     try:
         with write_session(engine) as session:
@@ -261,6 +283,8 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
             if missing:
                 raise StorageError(f"tournament {name!r}: no bot version with id {missing[0]}")
             tournament = Tournament.model_validate(spec)
+            tournament.shuffle = shuffle
+            tournament.deal_secret = None if deal_secret is None else deal_secret.hex()
             session.add(tournament)
             session.flush()
             assert tournament.id is not None
@@ -273,6 +297,21 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
         raise exists from None  # created concurrently under the same name
     LOGGER.info("created tournament %s (%d entrants)", name, len(entries))
     return tournament
+
+
+@_database_errors
+def count_arena_fault(engine: Engine, tournament_id: int) -> int:
+    """Count one arena fault (a game the arena failed, to be replayed) against the
+    tournament; the new count.
+
+    :raises StorageError: if the tournament is unknown.
+    """
+    with write_session(engine) as session:
+        tournament = _lock_tournament(session, tournament_id)
+        tournament.arena_faults += 1
+        session.add(tournament)
+        session.commit()
+        return tournament.arena_faults
 
 
 @_database_errors

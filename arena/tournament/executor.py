@@ -1,7 +1,8 @@
 """Executors: where scheduled games are played.
 
 The runner hands an executor a list of jobs and a callback; the executor plays them (in any
-order, in parallel) and calls back once per finished game. :class:`LocalProcessExecutor`
+order, in parallel, but never two games of one deal at once) and calls back once per
+finished game. A game the arena itself failed is played again, never reported as finished. :class:`LocalProcessExecutor`
 runs them on a pool of worker processes on this machine; a distributed executor would
 implement the same interface with remote workers.
 """
@@ -11,15 +12,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from arena.referee.process import die_with_parent_prefix
 from arena.tournament.jobs import GameJob
 
+LOGGER = logging.getLogger(__name__)
+
 ResultCallback = Callable[[GameJob, dict[str, Any]], Awaitable[None] | None]
+ArenaFaultCallback = Callable[[GameJob, str], Awaitable[None] | None]
+
+MAX_ARENA_FAULTS: Final = 3
+"""Times in a row one game may be failed by the arena before the run stops (the arena is
+then broken, not unlucky: a full disk, no descriptors, a sandbox that cannot start)."""
 
 
 class ExecutorError(RuntimeError):
@@ -29,25 +38,93 @@ class ExecutorError(RuntimeError):
 class Executor(Protocol):
     """Plays jobs and reports each finished game."""
 
-    async def run(self, jobs: Sequence[GameJob], on_result: ResultCallback) -> None:
-        """Play every job; call *on_result* once per finished game."""
+    async def run(
+        self,
+        jobs: Sequence[GameJob],
+        on_result: ResultCallback,
+        on_arena_fault: ArenaFaultCallback | None = None,
+    ) -> None:
+        """Play every job; call *on_result* once per finished game, and *on_arena_fault*
+        each time the arena itself failed a game (that game is played again, up to
+        :data:`MAX_ARENA_FAULTS` times in a row, then :class:`ExecutorError`).
+
+        Two jobs with the same deal (:attr:`GameJob.deal`) never run at the same time: a
+        bot that reads the timing or load of its copy at another seating of the same board
+        could otherwise learn the cards (docs/security.md).
+        """
         ...
+
+
+class _Queue:
+    """Jobs waiting to run, handed out so that no two running jobs share a deal.
+
+    A worker takes the first waiting job whose deal is not running (so the schedule order
+    is kept where it can be and both workers stay busy while other boards wait), and waits
+    when every waiting job's deal is running.
+    """
+
+    def __init__(self, jobs: Sequence[GameJob], separate_deals: bool) -> None:
+        self.waiting = list(jobs)
+        self.running: dict[tuple[str, int], int] = {}
+        self.separate_deals = separate_deals
+        self.changed = asyncio.Condition()
+
+    async def take(self) -> GameJob | None:
+        """The next job to run, or ``None`` when nothing is left to take."""
+        async with self.changed:
+            while self.waiting:
+                for i, job in enumerate(self.waiting):
+                    if not self.separate_deals or job.deal not in self.running:
+                        del self.waiting[i]
+                        self.running[job.deal] = self.running.get(job.deal, 0) + 1
+                        return job
+                await self.changed.wait()
+            return None
+
+    async def done(self, job: GameJob, *, again: bool = False) -> None:
+        """*job* stopped running; with *again* it waits to run again, first in line."""
+        async with self.changed:
+            count = self.running.pop(job.deal) - 1
+            if count:
+                self.running[job.deal] = count
+            if again:
+                self.waiting.insert(0, job)
+            self.changed.notify_all()
 
 
 class LocalProcessExecutor:
     """A pool of ``parallel`` worker processes (``python -m arena.tournament.worker``)."""
 
-    def __init__(self, parallel: int | None = None) -> None:
+    def __init__(
+        self,
+        parallel: int | None = None,
+        *,
+        separate_deals: bool = True,
+        max_arena_faults: int = MAX_ARENA_FAULTS,
+    ) -> None:
         self.parallel = max(1, parallel or os.cpu_count() or 1)
+        self.separate_deals = separate_deals
+        """Never run two jobs with one deal at once; ``False`` only to show the danger."""
+        self.max_arena_faults = max_arena_faults
+        self.events: list[tuple[str, int]] = []
+        """``("start" | "end", schedule_index)`` in the order they happened (tests and
+        diagnostics: it shows which games overlapped)."""
 
-    async def run(self, jobs: Sequence[GameJob], on_result: ResultCallback) -> None:
-        queue: asyncio.Queue[GameJob] = asyncio.Queue()
-        for job in jobs:
-            queue.put_nowait(job)
+    async def run(
+        self,
+        jobs: Sequence[GameJob],
+        on_result: ResultCallback,
+        on_arena_fault: ArenaFaultCallback | None = None,
+    ) -> None:
+        queue = _Queue(jobs, self.separate_deals)
         workers = min(self.parallel, len(jobs))
         if workers == 0:
             return
-        tasks = [asyncio.create_task(self._worker(queue, on_result)) for _ in range(workers)]
+        faults: dict[int, int] = {}
+        tasks = [
+            asyncio.create_task(self._worker(queue, on_result, on_arena_fault, faults))
+            for _ in range(workers)
+        ]
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -57,7 +134,13 @@ class LocalProcessExecutor:
                 with contextlib.suppress(asyncio.CancelledError, ExecutorError):
                     await task
 
-    async def _worker(self, queue: asyncio.Queue[GameJob], on_result: ResultCallback) -> None:
+    async def _worker(
+        self,
+        queue: _Queue,
+        on_result: ResultCallback,
+        on_arena_fault: ArenaFaultCallback | None,
+        faults: dict[int, int],
+    ) -> None:
         process = await asyncio.create_subprocess_exec(
             *die_with_parent_prefix(),
             sys.executable,
@@ -70,21 +153,39 @@ class LocalProcessExecutor:
         )
         assert process.stdin is not None and process.stdout is not None
         try:
-            while not queue.empty():
-                job = queue.get_nowait()
-                process.stdin.write((json.dumps(job.to_json()) + "\n").encode())
-                await process.stdin.drain()
-                line = await process.stdout.readline()
-                if not line:
-                    raise ExecutorError(
-                        f"worker {process.pid} died playing game {job.schedule_index}"
-                    )
-                reply = json.loads(line)
-                if "error" in reply:
-                    raise ExecutorError(f"game {job.schedule_index}: {reply['error']}")
-                outcome = on_result(job, reply["record"])
-                if outcome is not None:
-                    await outcome
+            while (job := await queue.take()) is not None:
+                self.events.append(("start", job.schedule_index))
+                again = False
+                try:
+                    process.stdin.write((json.dumps(job.to_json()) + "\n").encode())
+                    await process.stdin.drain()
+                    line = await process.stdout.readline()
+                    self.events.append(("end", job.schedule_index))
+                    if not line:
+                        raise ExecutorError(
+                            f"worker {process.pid} died playing game {job.schedule_index}"
+                        )
+                    reply = json.loads(line)
+                    if "error" in reply:
+                        raise ExecutorError(f"game {job.schedule_index}: {reply['error']}")
+                    if "arena_fault" in reply:
+                        again = await self._arena_fault(job, reply["arena_fault"], faults)
+                        if on_arena_fault is not None:
+                            outcome = on_arena_fault(job, reply["arena_fault"])
+                            if outcome is not None:
+                                await outcome
+                        if not again:
+                            raise ExecutorError(
+                                f"game {job.schedule_index}: the arena failed it "
+                                f"{self.max_arena_faults} times in a row "
+                                f"({reply['arena_fault']}); fix that and run again"
+                            )
+                        continue
+                    outcome = on_result(job, reply["record"])
+                    if outcome is not None:
+                        await outcome
+                finally:
+                    await queue.done(job, again=again)
         finally:
             if process.returncode is None:
                 process.stdin.close()
@@ -93,3 +194,9 @@ class LocalProcessExecutor:
                 except TimeoutError:
                     process.kill()
                     await process.wait()
+
+    async def _arena_fault(self, job: GameJob, detail: str, faults: dict[int, int]) -> bool:
+        """Note one arena fault of *job*; whether it may be played again."""
+        faults[job.schedule_index] = faults.get(job.schedule_index, 0) + 1
+        LOGGER.warning("arena fault in game %d (replayed): %s", job.schedule_index, detail)
+        return faults[job.schedule_index] < self.max_arena_faults

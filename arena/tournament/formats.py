@@ -1,16 +1,25 @@
 """Tournament formats: small classes that turn entrants into a fixed schedule of games
 (cutechess-style: the format only pairs, it never plays or stores).
 
-A schedule is deterministic: the same entrants, boards and seed give the same games in the
-same order, which is what lets a killed tournament resume exactly where it stopped.
+A schedule is deterministic: the same entrants, boards and board seeds give the same games
+in the same order, which is what lets a killed tournament resume exactly where it stopped.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Final
+
+MAX_GAMES: Final = 100_000
+"""The longest schedule the arena makes (a schedule is held in memory; at about a second a
+game this is already days of play): larger tournaments are refused before anything is made."""
+
+BoardSeeds = Callable[[int], int]
+"""Board number -> the board's seed (its deal key)."""
 
 SEATINGS: tuple[tuple[int, int, int], ...] = (
     (0, 1, 2),
@@ -34,7 +43,7 @@ class ScheduledGame:
     board_index: int
     seating_index: int
     seed: int
-    """The board's seed: the same deals under every seating of the board."""
+    """The board's seed (deal key): the same deals under every seating of the board."""
     first_dealer: int
     entrants: tuple[int, int, int]
     """Per seat, the position of the entrant in the tournament's entry list."""
@@ -51,15 +60,39 @@ class TournamentFormat(ABC):
     def tables(self, entrants: int) -> list[tuple[int, int, int]]:
         """The 3-entrant tables, as positions in the entry list."""
 
-    def schedule(self, entrants: int, boards: int, seed: int) -> list[ScheduledGame]:
+    def table_count(self, entrants: int) -> int:
+        """How many tables :meth:`tables` gives, without listing them."""
+        return len(self.tables(entrants))
+
+    def games_total(self, entrants: int, boards: int) -> int:
+        """How many games the schedule has, by arithmetic (nothing is listed).
+
+        :raises ValueError: if the schedule would exceed :data:`MAX_GAMES` games.
+        """
+        total = self.table_count(entrants) * boards * self.board_size
+        if total > MAX_GAMES:
+            raise ValueError(
+                f"{boards} board(s) would make {total} games; the limit is {MAX_GAMES} "
+                "(use fewer boards or bots)"
+            )
+        return total
+
+    def schedule(self, entrants: int, boards: int, seed: BoardSeeds | int) -> list[ScheduledGame]:
         """Every game: board by board, each board on every table, each under 6 seatings.
 
         Board-major order spreads every table over the whole run, so standings shown while
-        a tournament runs are fair to all entrants.
+        a tournament runs are fair to all entrants. *seed* gives each board's seed (see
+        :func:`arena.tournament.deals.board_seeds`); a plain integer ``s`` is the legacy
+        rule, board seed ``s + board``.
+
+        :raises ValueError: as :meth:`games_total` does.
         """
+        self.games_total(entrants, boards)
+        board_seed = _legacy_seeds(seed) if isinstance(seed, int) else seed
         tables = self.tables(entrants)
         games: list[ScheduledGame] = []
         for board in range(boards):
+            seed_of_board = board_seed(board)
             for table_index, table in enumerate(tables):
                 for seating_index, seating in enumerate(SEATINGS):
                     games.append(
@@ -68,12 +101,16 @@ class TournamentFormat(ABC):
                             table_index=table_index,
                             board_index=board,
                             seating_index=seating_index,
-                            seed=seed + board,
+                            seed=seed_of_board,
                             first_dealer=board % 3,
                             entrants=(table[seating[0]], table[seating[1]], table[seating[2]]),
                         )
                     )
         return games
+
+
+def _legacy_seeds(seed: int) -> BoardSeeds:
+    return lambda board: seed + board
 
 
 class RoundRobin(TournamentFormat):
@@ -85,6 +122,11 @@ class RoundRobin(TournamentFormat):
         if entrants < 3:
             raise ValueError(f"a round robin needs at least 3 bots, got {entrants}")
         return [(a, b, c) for a, b, c in itertools.combinations(range(entrants), 3)]
+
+    def table_count(self, entrants: int) -> int:
+        if entrants < 3:
+            raise ValueError(f"a round robin needs at least 3 bots, got {entrants}")
+        return math.comb(entrants, 3)
 
 
 FORMATS: dict[str, type[TournamentFormat]] = {RoundRobin.name: RoundRobin}

@@ -1,15 +1,28 @@
-"""A game job: everything a worker needs to play one scheduled game, as plain JSON."""
+"""A game job: everything a worker needs to play one scheduled game, as plain JSON.
+
+A job carries its board's seed (the deal key) to the worker over a pipe; the worker is the
+arena's own process, and the key never goes further than the referee in it (bots get
+observations only).
+"""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
+from arena.game.dealing import HMAC_SHUFFLE
 from arena.game.rules import RuleSet
 from arena.referee.manifest import load_manifest
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.timecontrol import TimeControl
+from arena.submission import ChecksumError, verify_checksum
+
+
+class VersionChangedError(RuntimeError):
+    """A stored bot version's files are not those it was stored with: the arena's problem
+    (tampering or a damaged disk), never charged to a bot; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +39,17 @@ class GameJob:
     """Per seat, the directory of the stored bot version."""
     game_id: str
     log_cap: int
+    shuffle: str = HMAC_SHUFFLE
+    """How *seed* becomes deals (legacy only for tournaments made before keyed deals)."""
+    checksums: tuple[str, str, str] | None = None
+    """Per seat, the stored version's checksum, verified before the game is played."""
+    labels: tuple[str, str, str] = field(default=("?", "?", "?"))
+    """Per seat, ``name@version``, to name a version whose files changed."""
+
+    @property
+    def deal(self) -> tuple[str, int]:
+        """What identifies the job's deals: games with equal deals never run at once."""
+        return self.shuffle, self.seed
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -36,11 +60,34 @@ class GameJob:
         """The job from :meth:`to_json`."""
         data = dict(data)
         data["bot_paths"] = tuple(data["bot_paths"])
+        if data.get("checksums") is not None:
+            data["checksums"] = tuple(data["checksums"])
+        if "labels" in data:
+            data["labels"] = tuple(data["labels"])
         return cls(**data)
 
 
+def verify_versions(job: GameJob) -> None:
+    """Check that every seat's stored files are still those it was stored with.
+
+    :raises VersionChangedError: naming the first version whose files differ.
+    """
+    if job.checksums is None:
+        return
+    for path, expected, label in zip(job.bot_paths, job.checksums, job.labels, strict=True):
+        try:
+            verify_checksum(Path(path), expected)
+        except ChecksumError as exc:
+            raise VersionChangedError(f"bot version {label}: {exc}") from None
+
+
 def play_job(job: GameJob) -> dict[str, Any]:
-    """Play the job's game with fresh bot processes; its record."""
+    """Verify the job's bot versions, then play its game with fresh bot processes; its record.
+
+    :raises VersionChangedError: if a version's stored files changed (nothing is played).
+    :raises arena.referee.errors.ArenaFault: if the arena failed the game.
+    """
+    verify_versions(job)
     rules = RuleSet.from_json(job.rules, name=job.ruleset)
     seats = [load_manifest(path) for path in job.bot_paths]
     config = MatchConfig(
@@ -52,6 +99,7 @@ def play_job(job: GameJob) -> dict[str, Any]:
         fresh_process_per_game=True,
         first_dealers=(job.first_dealer,),
         match_id=job.game_id,
+        shuffle=job.shuffle,
     )
     result = asyncio.run(play_match(seats, config))
     return result.records[0]

@@ -4,7 +4,8 @@ Crash safety comes from three facts: the schedule is a pure function of the tour
 settings; a game is written together with its rating update in one transaction, under a
 uniqueness constraint on its schedule index; and the runner plays only the indexes that
 are not stored yet. Kill it at any moment and run it again: finished games stay, unfinished
-ones are played again from the same seed, and the ratings are those of the stored prefix.
+ones are played again from the same board seeds (derived from the tournament's stored
+secret), and the ratings are those of the stored prefix.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from sqlalchemy.engine import Engine
 from arena.game.rules import RuleSet
 from arena.referee.process import DEFAULT_LOG_CAP
 from arena.storage import service
-from arena.storage.models import Tournament
+from arena.storage.models import BotVersion, Tournament
+from arena.tournament.deals import board_seeds
 from arena.tournament.executor import Executor, LocalProcessExecutor
 from arena.tournament.formats import ScheduledGame, get_format
 from arena.tournament.jobs import GameJob
@@ -48,9 +50,15 @@ def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], li
     tournament_id = service.row_id(tournament)
     versions = service.entries(engine, tournament_id)
     fmt = get_format(tournament.format)
-    schedule = fmt.schedule(len(versions), tournament.boards, tournament.seed)
+    seeds = board_seeds(tournament.shuffle, tournament.seed, tournament.deal_secret)
+    schedule = fmt.schedule(len(versions), tournament.boards, seeds)
     stored = service.stored_indexes(engine, tournament_id)
     rules = RuleSet.from_json(_json(tournament.rules), name=tournament.ruleset)
+
+    def seats(game: ScheduledGame) -> tuple[BotVersion, BotVersion, BotVersion]:
+        a, b, c = game.entrants
+        return versions[a], versions[b], versions[c]
+
     jobs = [
         GameJob(
             schedule_index=game.schedule_index,
@@ -59,16 +67,16 @@ def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], li
             rules=rules.to_json(),
             ruleset=tournament.ruleset,
             time_control=tournament.time_control,
-            bot_paths=(
-                versions[game.entrants[0]].path,
-                versions[game.entrants[1]].path,
-                versions[game.entrants[2]].path,
-            ),
+            bot_paths=(a.path, b.path, c.path),
             game_id=f"{tournament.name}-{game.schedule_index:06d}",
             log_cap=DEFAULT_LOG_CAP,
+            shuffle=tournament.shuffle,
+            checksums=(a.checksum, b.checksum, c.checksum),
+            labels=(a.label, b.label, c.label),
         )
         for game in schedule
         if game.schedule_index not in stored
+        for a, b, c in (seats(game),)
     ]
     return tournament, schedule, jobs
 
@@ -86,6 +94,9 @@ async def run_tournament(
     on_progress: Callable[[RunProgress], None] | None = None,
 ) -> RunProgress:
     """Play every game of tournament *name* that is not stored yet, storing each as it ends.
+
+    A game the arena itself failed is counted as an arena fault, not stored or rated, and
+    played again (the executor gives up after a few in a row).
 
     :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault).
     """
@@ -121,8 +132,18 @@ async def run_tournament(
         if on_progress is not None:
             on_progress(progress)
 
+    def arena_fault(job: GameJob, detail: str) -> None:
+        count = service.count_arena_fault(engine, tournament_id)
+        LOGGER.warning(
+            "tournament %s: arena fault %d in game %d, not rated, replayed: %s",
+            tournament.name,
+            count,
+            job.schedule_index,
+            detail,
+        )
+
     try:
-        await executor.run(jobs, store)
+        await executor.run(jobs, store, arena_fault)
     except BaseException:
         service.set_status(engine, tournament_id, "interrupted")
         raise

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pandas as pd
 import streamlit as st
 
 from dashboard import actions, data
 from dashboard.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
+
+LOGGER = logging.getLogger(__name__)
 
 st.title("Bots")
 url = data.database_url()
@@ -39,6 +42,10 @@ with st.expander("Submit a bot", expanded=False):
                     )
                 except actions.ActionError as exc:
                     st.error(str(exc))
+                except Exception as exc:  # a visitor's upload must never crash the page
+                    LOGGER.exception("bot upload %r failed", upload.name)
+                    first = (str(exc).splitlines() or [""])[0][:200]
+                    st.error(f"submission failed: {type(exc).__name__}: {first}")
                 else:
                     data.bots.clear()
                     if created:
@@ -100,7 +107,7 @@ with left:
 with right:
     st.markdown("**Stored copy**")
     st.code(version.path, language=None)
-    st.markdown(f"sha256 `{version.checksum}`")
+    st.markdown(f"checksum `{version.checksum}`")
 
 st.subheader("Fault history")
 history = data.faults(url, None, tuple(v.id for v in bot.versions), 50)

@@ -91,8 +91,15 @@ if st.session_state.get("replay_game") != game_id:
     st.session_state["replay_game"] = game_id
     st.session_state["replay_step"] = 0
 result = ", ".join(f"seat {w} ({game.players[w]})" for w in game.winners)
+# A board's key would let a viewer deal the hands its other seatings have still to play:
+# it is shown once the tournament is over (or when the deals were predictable anyway).
+seed_shown = (
+    f"seed {replay.record.get('seed')}"
+    if tournament.status == "finished" or tournament.predictable
+    else "secret deals"
+)
 st.markdown(
-    f"**{tournament.name}** game #{game.schedule_index} · seed {replay.record.get('seed')} · "
+    f"**{tournament.name}** game #{game.schedule_index} · {seed_shown} · "
     f"{game.hands_played} hands · won by {result} ({game.reason}) · final scores "
     + " / ".join(f"{s:+d}" for s in game.scores)
 )

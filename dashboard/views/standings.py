@@ -72,6 +72,10 @@ def live_standings() -> None:
         "Rating = μ − 3σ (TrueSkill), sorted on it. Mean score is per game; "
         "made 9/5/2: share of hands in that seat where the bot took its contract."
     )
+    st.markdown(
+        f"Arena faults: **{progress.arena_faults}** game(s) the arena itself failed "
+        "(replayed, never rated or charged to a bot)."
+    )
     if progress.status == "finished" and tournament.status != "finished":
         data.tournaments.clear()
         st.rerun()  # it just ended: redraw the whole page, without the auto-refresh

@@ -20,7 +20,15 @@ with st.expander("Create a tournament", expanded=False):
         left, middle, right = st.columns(3)
         ruleset = left.selectbox("Rules", list(PRESETS), index=0)
         boards = middle.number_input("Boards per table", min_value=1, max_value=10_000, value=2)
-        seed = right.number_input("Seed", min_value=0, max_value=2**53 - 1, value=1)
+        reproducible = right.checkbox(
+            "Reproducible seed",
+            value=False,
+            help="Deals from a seed you choose, for research: anyone who knows it can "
+            "predict every hand. Off (the default): a fresh secret no bot can search.",
+        )
+        seed = right.number_input(
+            "Seed (only with a reproducible seed)", min_value=0, max_value=2**53 - 1, value=0
+        )
         left, middle, right = st.columns(3)
         format_name = left.selectbox("Format", sorted(FORMATS))
         rating_mode = middle.selectbox("Ratings", ["board", "game"])
@@ -35,7 +43,7 @@ with st.expander("Create a tournament", expanded=False):
                 ruleset=ruleset,
                 bots=bots,
                 boards=int(boards),
-                seed=int(seed),
+                seed=int(seed) if reproducible else None,
                 format_name=format_name,
                 rating_mode=rating_mode,
                 time_control=time_control,
@@ -90,8 +98,8 @@ def follow() -> None:
     alive = runner is not None and runner.running
     st.markdown(
         f"{data.status_badge(progress.status)} · {progress.stored} / {progress.total} games · "
-        f"{tournament.ruleset}, {tournament.boards} board(s), seed {tournament.seed}, "
-        f"rated per {tournament.rating_mode}"
+        f"{tournament.ruleset}, {tournament.boards} board(s), {tournament.deals}, "
+        f"rated per {tournament.rating_mode}, {progress.arena_faults} arena fault(s)"
     )
     st.progress(progress.fraction)
     if progress.status == "finished":

@@ -6,6 +6,7 @@ import io
 import stat
 import tarfile
 import zipfile
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from dashboard.archive import (
     MAX_ARCHIVE_BYTES,
     MAX_EXTRACTED_BYTES,
+    MAX_MEMBERS,
     ArchiveError,
     extract_bot_archive,
 )
@@ -145,3 +147,106 @@ def test_a_zip_without_unix_modes(tmp_path: Path) -> None:
         archive.writestr("bot.toml", MANIFEST)
     root = extract_bot_archive(buffer.getvalue(), "bot.zip", tmp_path / "out")
     assert (root / "bot.toml").read_bytes() == MANIFEST
+
+
+# ---------------------------------------------------- hostile uploads (issue 10, finding 6)
+
+
+def zip_entries(entries: list[tuple[str, bytes]]) -> bytes:
+    """A zip with exactly these entries in this order (a name ending in / is a folder)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in entries:
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFDIR | 0o755 if name.endswith("/") else
+                                  stat.S_IFREG | 0o644) << 16  # fmt: skip
+            archive.writestr(info, content)
+    return buffer.getvalue()
+
+
+HOSTILE_ZIPS = {
+    "file then a file inside it": (
+        [("bot.toml", MANIFEST), ("x", b"1"), ("x/y", b"2")],
+        "'x' is both a file and a folder",
+    ),
+    "file then a folder of the same name": (
+        [("bot.toml", MANIFEST), ("x", b"1"), ("x/", b"")],
+        "'x' is both a file and a folder",
+    ),
+    "folder then a file of the same name": (
+        [("bot.toml", MANIFEST), ("x/y", b"1"), ("x", b"2")],
+        "'x' is both a file and a folder",
+    ),
+    "a 300-character name": (
+        [("bot.toml", MANIFEST), ("n" * 300, b"1")],
+        "names longer than 255 bytes",
+    ),
+    "a 2000-character path": (
+        [("bot.toml", MANIFEST), ("/".join(["d" * 100] * 20), b"1")],
+        "paths longer than 1024 bytes",
+    ),
+    "a newline in a name": (
+        [("bot.toml", MANIFEST), ("evil\nname", b"1")],
+        "control characters",
+    ),
+    "the same file twice": (
+        [("bot.toml", MANIFEST), ("bot.toml", MANIFEST)],
+        "appears twice",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_ZIPS))
+def test_hostile_zip_names_are_one_clear_error(tmp_path: Path, case: str) -> None:
+    entries, message = HOSTILE_ZIPS[case]
+    with pytest.warns(UserWarning) if case == "the same file twice" else nullcontext():
+        data = zip_entries(entries)
+    with pytest.raises(ArchiveError, match=message) as caught:
+        extract_bot_archive(data, "bot.zip", tmp_path / "out")
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
+    # Control: without the hostile entry the same archive unpacks.
+    good = zip_entries([entries[0]])
+    assert (extract_bot_archive(good, "bot.zip", tmp_path / "good") / "bot.toml").is_file()
+
+
+def test_a_tar_member_name_that_is_not_utf8(tmp_path: Path) -> None:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.GNU_FORMAT) as archive:
+        for name, content in ((b"bot.toml", MANIFEST), (b"caf\xe9.py", b"x = 1\n")):
+            member = tarfile.TarInfo(name.decode("utf-8", "surrogateescape"))
+            member.size = len(content)
+            archive.addfile(member, io.BytesIO(content))
+    with pytest.raises(ArchiveError, match="file names must be UTF-8"):
+        extract_bot_archive(raw.getvalue(), "bot.tar.gz", tmp_path / "out")
+    # Control: tarfile hands the undecodable name on as it is, surrogates and all.
+    with tarfile.open(fileobj=io.BytesIO(raw.getvalue())) as archive:
+        assert "caf\udce9.py" in archive.getnames()
+
+
+def test_a_tar_header_bomb_is_cut_off(tmp_path: Path) -> None:
+    """A pax header of 60 MB: tarfile reads such a header whole into memory."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        member = tarfile.TarInfo("bot.toml")
+        member.size = len(MANIFEST)
+        member.pax_headers = {"comment": "x" * (60 * 2**20)}
+        archive.addfile(member, io.BytesIO(MANIFEST))
+    data = raw.getvalue()
+    assert len(data) < MAX_ARCHIVE_BYTES
+    with pytest.raises(ArchiveError, match="unpacks to more than 50 MB"):
+        extract_bot_archive(data, "bot.tar.gz", tmp_path / "out")
+
+
+def test_a_zip_with_too_many_entries_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    data = make_zip({"bot.toml": MANIFEST, **{str(i): b"" for i in range(MAX_MEMBERS + 1)}})
+    with pytest.raises(ArchiveError, match="more than 5000 entries"):
+        extract_bot_archive(data, "bot.zip", tmp_path / "out")
+    assert not (tmp_path / "out" / "0").exists()  # refused before the first entry
+
+
+def test_a_corrupt_deflate_stream(tmp_path: Path) -> None:
+    data = bytearray(make_zip({"bot.toml": MANIFEST, "bot.py": b"print('hello')\n" * 200}))
+    start = data.index(b"bot.py") + len("bot.py") + 4
+    data[start : start + 20] = b"\xff" * 20
+    with pytest.raises(ArchiveError, match="cannot unpack"):
+        extract_bot_archive(bytes(data), "bot.zip", tmp_path / "out")

@@ -201,7 +201,9 @@ def test_step_through_a_replay(page: Any, server: str, seeded: Seeded) -> None:
     page.get_by_text("Hand 2:").first.wait_for()
     if seeded.records[faulted_index]["hands"][1]["exchange"]:
         page.get_by_role("button", name="Next").click()
-        page.get_by_text("card(s) to seat").first.wait_for()  # as the exchange's outsider
+        leg = seeded.records[faulted_index]["hands"][1]["exchange"][0]
+        # The outsider reads "gives N card(s) to seat R", a party the cards; both name R.
+        page.get_by_text(f"to seat {leg['receiver']}").first.wait_for()
         page.locator("[data-testid='stRadio'] label").filter(has_text="All cards").click()
         page.get_by_text("gets back").first.wait_for()  # the whole story, cards and all
     _no_exception(page)

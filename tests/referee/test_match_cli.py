@@ -49,8 +49,11 @@ def test_match_of_python_sample_bots(
 def test_first_dealer_rotates_over_the_games(tmp_path: Path) -> None:
     out = tmp_path / "records"
     assert main(["match", RANDOM, RANDOM, RANDOM, "--games", "3", "--out", str(out)]) == 0
-    dealers = [json.loads((out / f"{s}.json").read_text())["first_dealer"] for s in (0, 1, 2)]
-    assert dealers == [0, 1, 2]
+    games = sorted(
+        (json.loads(p.read_text()) for p in out.glob("*.json")),
+        key=lambda r: int(r["game_id"].rsplit("-", 1)[1]),
+    )
+    assert [r["first_dealer"] for r in games] == [0, 1, 2]
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ LIMITS = Limits(
     open_files=256,
     processes=64,
     tmp_bytes=16 << 20,
+    home_bytes=16 << 20,
     cpu_cores=1.0,
 )
 """Tighter than production, so that the hogs hit them fast."""

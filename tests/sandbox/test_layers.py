@@ -19,6 +19,7 @@ import pytest
 
 from arena.cli import main
 from arena.game.policies import RandomPolicy
+from arena.referee.errors import ArenaFault
 from arena.referee.manifest import load_manifest
 from arena.referee.match import PolicySeat, SeatSpec
 from arena.referee.process import BotProcess, LogCapture, bot_environment
@@ -204,6 +205,13 @@ def test_bwrap_command_line_makes_parents_searchable_and_binds_the_socket() -> N
     assert args[-3:] == ["--chdir", "/tmp/somewhere/bots/b", "--"]
     shared = bwrap.build(bwrap.BwrapSpec(bot_dir="/b", readonly=[], share_net=True), "bwrap")
     assert "--unshare-net" not in shared
+    assert f"--size {spec.tmp_bytes} --tmpfs /dev/shm" in text, "a sized /dev/shm"
+    # Unprivileged (no host tmpfs to bind): HOME is bubblewrap's own sized tmpfs, which a
+    # user namespace gives to the bot's uid.
+    inside = bwrap.BwrapSpec(bot_dir="/b", readonly=[], privileged=False, home_bytes=1 << 20)
+    text = " ".join(bwrap.build(inside, "bwrap"))
+    assert f"--size {1 << 20} --perms 0700 --tmpfs {bwrap.HOME_INSIDE}" in text
+    assert "--perms 0755 --dir /home " in text
 
 
 def test_cgroup_kill_reaches_a_process_that_left_its_session() -> None:
@@ -256,7 +264,8 @@ def test_strict_mode_refuses_to_start_bots_without_isolation(tmp_path: Path) -> 
     profile = Profile("strict-without-uid", strict, frozenset())
     seats: list[SeatSpec] = [random_bot(tmp_path), PolicySeat(RandomPolicy(1)),
                              PolicySeat(RandomPolicy(2))]  # fmt: skip
-    with pytest.raises(SandboxError):
+    # The referee reports a sandbox it cannot set up as the arena's fault (never the bot's).
+    with pytest.raises((SandboxError, ArenaFault), match="strict sandbox"):
         run(seats, config(profile, games=1))
     assert leftovers(tmp_path) == []
 
@@ -290,6 +299,36 @@ def test_doctor_reports_what_really_works(capsys: pytest.CaptureFixture[str]) ->
     assert "refused" in capsys.readouterr().out
 
 
+def test_doctor_reports_channels_and_write_limits(capsys: pytest.CaptureFixture[str]) -> None:
+    """Per channel between bots and per writable place, the layer that closes or bounds it;
+    with those layers left out, the same lines say OPEN and UNBOUNDED."""
+    caps = probe()
+    if not caps.seccomp:
+        missing("seccomp: the channel report needs it")
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split("  ")[1].strip(): line for line in out.splitlines() if "  " in line}
+    assert (
+        "closed  seccomp: flock and fcntl/OFD locks fail (ENOLCK)" in lines["file locks and leases"]
+    )
+    assert " closed " in lines["inotify, fanotify, dnotify"]
+    assert " closed " in lines["System V IPC, POSIX queues"]
+    assert "OPEN" in lines["CPU, memory, timing"]
+    if caps.tmpfs_mount:
+        assert "bounded    a tmpfs of 64 MiB" in lines["HOME"]
+    everything = ["--disable", "bwrap", "--disable", "landlock", "--disable", "seccomp"]
+    assert main(["doctor", *everything, "--disable", "uid"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split("  ")[1].strip(): line for line in out.splitlines() if "  " in line}
+    for name in (
+        "file locks and leases",
+        "System V IPC, POSIX queues",
+        "process ids (the pid counter)",
+    ):
+        assert " OPEN " in lines[name], out
+    assert "UNBOUNDED" in lines["everything else"]
+
+
 def test_match_cli_takes_a_sandbox_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bot = str(random_bot(tmp_path).directory)
     assert main(["match", bot, "builtin:random", "builtin:greedy", "--games", "1",
@@ -297,3 +336,131 @@ def test_match_cli_takes_a_sandbox_mode(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["match", bot, "builtin:random", "builtin:greedy", "--games", "1"]) == 0
     assert main(["match", bot, bot, bot, "--sandbox", "paranoid"]) == 2
     capsys.readouterr()
+
+
+CHANNEL_CALLS = """
+import ctypes, errno, fcntl, os, signal, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NR = {"fcntl": 72, "flock": 73, "futex": 202, "fanotify_init": 300, "mq_open": 240,
+      "futex_waitv": 449, "prlimit64": 302, "getpgid": 121, "cachestat": 451,
+      "mincore": 27, "preadv2": 327}  # x86_64
+def call(name, *args):
+    rc = libc.syscall(ctypes.c_long(NR[name]), *[ctypes.c_long(a) for a in args])
+    return errno.errorcode.get(ctypes.get_errno(), "?") if rc == -1 else "ok"
+def os_call(action):
+    try:
+        action()
+        return "ok"
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, "?")
+signal.signal(signal.SIGIO, signal.SIG_IGN)  # dnotify and lease breaks signal (control)
+path = sys.argv[1]
+fd = os.open(path, os.O_RDONLY)
+lock = struct.pack("hhqqi4x", fcntl.F_RDLCK, 0, 0, 1, 0)
+out = {
+    "flock": os_call(lambda: fcntl.flock(fd, fcntl.LOCK_SH)),
+    "F_SETLK": os_call(lambda: fcntl.fcntl(fd, fcntl.F_SETLK, lock)),
+    "F_SETLK high bits": call("fcntl", fd, (1 << 32) | fcntl.F_SETLK, 0),
+    "F_GETLK": os_call(lambda: fcntl.fcntl(fd, fcntl.F_GETLK, lock)),
+    "F_OFD_SETLKW": os_call(lambda: fcntl.fcntl(fd, 38, lock)),
+    "F_SETLEASE": os_call(lambda: fcntl.fcntl(fd, 1024, fcntl.F_RDLCK)),
+    "F_NOTIFY": os_call(lambda: fcntl.fcntl(os.open(os.path.dirname(path), os.O_RDONLY), 1026, 1)),
+    "F_GETFL": os_call(lambda: fcntl.fcntl(fd, fcntl.F_GETFL)),
+    "fanotify_init": call("fanotify_init", 0, 0),
+    "inotify_init1": "ok" if libc.inotify_init1(0) >= 0 else errno.errorcode[ctypes.get_errno()],
+    "shmget": "ok" if libc.shmget(0, 4096, 0o1600) >= 0 else errno.errorcode[ctypes.get_errno()],
+    "msgget": "ok" if libc.msgget(0, 0o1600) >= 0 else errno.errorcode[ctypes.get_errno()],
+    "mq_open": call("mq_open", 0, 0, 0, 0),
+    "futex shared wake": call("futex", 0, 1, 1, 0, 0, 0),
+    "futex private wake": call("futex", 0, 1 | 128, 1, 0, 0, 0),
+    "futex_waitv": call("futex_waitv", 0, 0, 0, 0, 0),
+    "chmod": os_call(lambda: os.chmod(path, 0o644)),
+    "utime": os_call(lambda: os.utime(path)),
+    "setxattr": os_call(lambda: os.setxattr(path, "user.arena", b"1")),
+    "setpriority": os_call(lambda: os.setpriority(os.PRIO_PROCESS, 0, 5)),
+    "sched_setaffinity": os_call(lambda: os.sched_setaffinity(0, {0})),
+    "prlimit64 other": call("prlimit64", 1, 7, 0, 0),
+    "prlimit64 self": call("prlimit64", 0, 7, 0, ctypes.addressof(ctypes.create_string_buffer(16))),
+    "getpgid other": call("getpgid", 1),
+    "getpgid self": call("getpgid", 0),
+    "cachestat": call("cachestat", fd, 0, 0, 0),
+    "mincore": call("mincore", 0, 4096, 0),
+    "preadv2 nowait": os_call(lambda: os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)),
+    "preadv2": os_call(lambda: os.preadv(fd, [bytearray(1)], 0, 0)),
+}
+print(out)
+"""
+
+
+def test_seccomp_filter_closes_channels_between_bots(tmp_path: Path) -> None:
+    """Every call that would set or read a kernel object another sandbox shares fails
+    with the errno a kernel without the feature gives (high bits on the command do not
+    dodge the rule); what runtimes need (other fcntl commands, private futexes, their own
+    limits and process group) still works. Control: the same script without the filter."""
+    if seccomp.available() is not None:
+        missing(f"seccomp: {seccomp.available()}")
+    if os.uname().machine != "x86_64":
+        pytest.skip("the script uses x86_64 system call numbers")
+    target = tmp_path / "shared.txt"
+    target.write_text("shared")
+    expected = {
+        "flock": "ENOLCK", "F_SETLK": "ENOLCK", "F_SETLK high bits": "ENOLCK",
+        "F_GETLK": "ENOLCK", "F_OFD_SETLKW": "ENOLCK", "F_SETLEASE": "EINVAL",
+        "F_NOTIFY": "EINVAL", "F_GETFL": "ok", "fanotify_init": "ENOSYS",
+        "inotify_init1": "ENOSYS", "shmget": "ENOSYS", "msgget": "ENOSYS", "mq_open": "ENOSYS",
+        "futex shared wake": "EINVAL", "futex private wake": "ok", "futex_waitv": "ENOSYS",
+        "chmod": "EPERM", "utime": "EPERM", "setxattr": "EPERM", "setpriority": "EPERM",
+        "sched_setaffinity": "EPERM", "prlimit64 other": "ESRCH", "prlimit64 self": "ok",
+        "getpgid other": "ESRCH", "getpgid self": "ok", "cachestat": "ENOSYS",
+        "mincore": "ENOSYS", "preadv2 nowait": "ENOTSUP", "preadv2": "ok",
+    }  # fmt: skip
+    spec = {"seccomp": {"allow_inet": False}}
+    script = [sys.executable, "-c", CHANNEL_CALLS, str(target)]
+    done = subprocess.run([*confine_prefix(spec), *script], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    assert ast.literal_eval(done.stdout) == expected
+    control = ast.literal_eval(subprocess.run(script, capture_output=True, text=True,
+                                              check=True).stdout)  # fmt: skip
+    assert [k for k, v in expected.items() if v != "ok" and control[k] == v] == [], control
+
+
+HOLDER = """
+import sys, time
+from arena.sandbox import launch, quota
+private = launch._private_dir(None)
+quota.hold(private)
+quota.mount(private / "home", 1 << 20, None)
+print(private, flush=True)
+time.sleep(60)
+"""
+
+
+def test_sized_private_dirs_of_a_killed_referee_are_swept(tmp_path: Path) -> None:
+    """A referee killed with SIGKILL leaves its bots' tmpfs mounts behind; the next one
+    (its probe) unmounts and removes them, and leaves a live referee's alone."""
+    from arena.sandbox import launch, quota  # noqa: PLC0415 - the module under test
+
+    if (why := quota.available()) is not None:
+        missing(f"sized tmpfs: {why}")
+    root = Path(__file__).resolve().parents[2]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True, cwd=root
+    )
+    assert holder.stdout is not None
+    dead = Path(holder.stdout.readline().strip())
+    live = launch._private_dir(None)
+    fd = quota.hold(live)
+    quota.mount(live / "home", 1 << 20, None)
+    try:
+        holder.kill()
+        holder.wait()
+        assert os.path.ismount(dead / "home"), "the killed referee left its mount"
+        swept = quota.sweep_stale()
+        assert dead in swept and live not in swept
+        assert not dead.exists()
+        assert os.path.ismount(live / "home")
+    finally:
+        launch._wipe(live)
+        os.close(fd)
+    assert not live.exists()

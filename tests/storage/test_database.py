@@ -49,7 +49,7 @@ def test_migrate_again_is_a_no_op_and_downgrade_reverses(engine: Engine) -> None
     migrate(engine)
     with engine.connect() as connection:
         assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
-            ("0001",)
+            ("0002",)
         ]
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
