@@ -269,3 +269,21 @@ def test_unusable_db_and_data_options(tmp_path: Path, capsys: pytest.CaptureFixt
     one_line_error(capsys, "--db", "not a database URL")
     assert main(["bot", "list", "--data", "/dev/null/x"]) == 2
     one_line_error(capsys, "--data", "Not a directory")
+
+
+# ------------------------------------------------------------------- build network
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "on please"])
+def test_a_wrong_build_network_setting_is_refused_before_anything_is_stored(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    bot = copy_bot(tmp_path)
+    monkeypatch.setenv("ARENA_BUILD_NETWORK", value)
+    assert main(["bot", "submit", str(bot), "--data", str(data)]) == 2
+    one_line_error(capsys, "ARENA_BUILD_NETWORK")
+    assert not data.exists()
+    # Control: the explicit flag overrides the setting, and the bot is stored.
+    assert main(["bot", "submit", str(bot), "--data", str(data), "--no-build-network"]) == 0
+    assert (data / "bots" / "random_bot").is_dir()

@@ -220,21 +220,8 @@ def build(*, allow_inet: bool = False) -> Filter:
 
     :raises SeccompUnavailable: if libseccomp is missing or rejects a rule.
     """
-    lib = _library()
-    ctx = lib.seccomp_init(_ACT_ALLOW)
-    if not ctx:
-        raise SeccompUnavailable("seccomp_init failed")
-    result = Filter(lib, ctx)
+    result = _kernel_surface_filter()
     try:
-        lib.seccomp_attr_set(ctx, _ATTR_ACT_BADARCH, _ACT_KILL_PROCESS)
-        eperm = _errno_action(errno.EPERM)
-        for name in DENIED:
-            result._rule(eperm, name)
-        for flag in _CLONE_NAMESPACES:
-            result._rule(eperm, "clone", (0, _CMP_MASKED_EQ, flag, flag))
-        # clone3 passes its flags in memory, out of a filter's reach: "not implemented"
-        # makes the C library fall back to clone, whose flags are checked above.
-        result._rule(_errno_action(errno.ENOSYS), "clone3")
         eacces = _errno_action(errno.EACCES)
         if allow_inet:
             # The referee is on TCP: TCP/IP stream sockets only (Landlock, where present,
@@ -250,6 +237,34 @@ def build(*, allow_inet: bool = False) -> Filter:
             result._rule(eacces, "socket", (0, _CMP_NE, socket.AF_UNIX, 0))
         result._rule(eacces, "socketpair", (0, _CMP_NE, socket.AF_UNIX, 0))
         _channel_rules(result)
+    except BaseException:
+        result.close()
+        raise
+    return result
+
+
+def _kernel_surface_filter() -> Filter:
+    """A new filter with the rules bots and builds share: the kernel's attack surface
+    (:data:`DENIED`, ``clone`` with namespace flags, ``clone3``), a foreign architecture
+    killing the process. The caller adds its socket rules and closes it on failure.
+
+    :raises SeccompUnavailable: if libseccomp is missing or rejects a rule.
+    """
+    lib = _library()
+    ctx = lib.seccomp_init(_ACT_ALLOW)
+    if not ctx:
+        raise SeccompUnavailable("seccomp_init failed")
+    result = Filter(lib, ctx)
+    try:
+        lib.seccomp_attr_set(ctx, _ATTR_ACT_BADARCH, _ACT_KILL_PROCESS)
+        eperm = _errno_action(errno.EPERM)
+        for name in DENIED:
+            result._rule(eperm, name)
+        for flag in _CLONE_NAMESPACES:
+            result._rule(eperm, "clone", (0, _CMP_MASKED_EQ, flag, flag))
+        # clone3 passes its flags in memory, out of a filter's reach: "not implemented"
+        # makes the C library fall back to clone, whose flags are checked above.
+        result._rule(_errno_action(errno.ENOSYS), "clone3")
     except BaseException:
         result.close()
         raise
@@ -303,19 +318,8 @@ def build_step(*, network: bool = False) -> Filter:
 
     :raises SeccompUnavailable: if libseccomp is missing or rejects a rule.
     """
-    lib = _library()
-    ctx = lib.seccomp_init(_ACT_ALLOW)
-    if not ctx:
-        raise SeccompUnavailable("seccomp_init failed")
-    result = Filter(lib, ctx)
+    result = _kernel_surface_filter()
     try:
-        lib.seccomp_attr_set(ctx, _ATTR_ACT_BADARCH, _ACT_KILL_PROCESS)
-        eperm = _errno_action(errno.EPERM)
-        for name in DENIED:
-            result._rule(eperm, name)
-        for flag in _CLONE_NAMESPACES:
-            result._rule(eperm, "clone", (0, _CMP_MASKED_EQ, flag, flag))
-        result._rule(_errno_action(errno.ENOSYS), "clone3")  # see build()
         eacces = _errno_action(errno.EACCES)
         if network:
             for cmp in _families_denied((socket.AF_UNIX, socket.AF_INET, socket.AF_INET6)):

@@ -40,8 +40,10 @@ def _note_sandbox_test() -> Iterator[None]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """The layers again, after the tests, whenever a sandbox test ran."""
-    if _ran:
+    """The layers again, after the tests, whenever a sandbox test ran (here, or in a
+    pytest-xdist worker: then the reports tell)."""
+    reports = (r for kind in terminalreporter.stats.values() for r in kind)
+    if _ran or any(str(getattr(r, "nodeid", "")).startswith("tests/sandbox/") for r in reports):
         terminalreporter.section("sandbox layers")
         for line in layer_lines():
             terminalreporter.write_line(line)
