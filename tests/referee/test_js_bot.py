@@ -7,9 +7,6 @@ show that it builds from its own bot.toml and plays whole matches without a faul
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +16,12 @@ from arena.game import PRESETS
 from arena.game.record import replay_record
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import MatchConfig, play_match
+from tests.js_bot_support import JS_BOT, built_js_bot
 from tests.oracle.rules_oracle import check_record
 
 ROOT = Path(__file__).resolve().parents[2]
-JS_BOT = ROOT / "sample_bots" / "js_random_bot"
 RANDOM = ROOT / "sample_bots" / "random_bot"
 JS_LABEL = "js_random_bot@1.0.0"
-BUILD_TIMEOUT_S = 300
 
 
 def test_proto_copy_is_identical() -> None:
@@ -48,36 +44,10 @@ def test_manifest() -> None:
     assert manifest.build is not None and manifest.build[:2] == ("npm", "ci")
 
 
-def _require_node() -> None:
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if not missing:
-        return
-    reason = f"{' and '.join(missing)} not on PATH: the JavaScript sample bot cannot run"
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def js_bot() -> BotManifest:
     """The JS bot's manifest, built with its own build command if node_modules is missing."""
-    _require_node()
-    manifest = load_manifest(JS_BOT)
-    if not (JS_BOT / "node_modules").is_dir():
-        assert manifest.build is not None
-        proc = subprocess.run(
-            manifest.build,
-            cwd=JS_BOT,
-            capture_output=True,
-            text=True,
-            timeout=BUILD_TIMEOUT_S,
-            check=False,
-        )
-        assert proc.returncode == 0, (
-            f"build {' '.join(manifest.build)} failed ({proc.returncode}):\n"
-            f"{proc.stdout}\n{proc.stderr}"
-        )
-    return manifest
+    return built_js_bot()
 
 
 def _play(js_bot: BotManifest, preset: str, games: int, seed: int) -> list[dict[str, Any]]:
