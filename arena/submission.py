@@ -28,13 +28,13 @@ from typing import Any, Final
 
 from sqlalchemy.engine import Engine
 
+from arena import storage
 from arena.game import PRESETS
 from arena.game.policies import RandomPolicy
 from arena.referee.build import STAMP_NAME, BuildError, build
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.referee.timecontrol import TimeControl
-from arena.storage import service
 
 IGNORED = {".git", "__pycache__", "node_modules", STAMP_NAME, ".venv", ".mypy_cache", ".ruff_cache"}
 """Never copied: build outputs are rebuilt from the copy, caches are noise."""
@@ -240,7 +240,7 @@ def submit_bot(
     except ManifestError as exc:
         raise SubmitError(str(exc)) from None
     source_digest = checksum(manifest.directory)
-    latest = service.latest_version(engine, manifest.name)
+    latest = storage.latest_version(engine, manifest.name)
     if latest is not None and _same_files(latest, source_digest):
         return latest, False
     bots_dir = data_dir / "bots" / manifest.name
@@ -268,7 +268,7 @@ def submit_bot(
         stored = load_manifest(final)
         fields = {k: v for k, v in asdict(stored).items() if k != "directory"}
         fields["source_checksum"] = source_digest
-        return service.add_bot_version(engine, _jsonable(fields), digest, str(final))
+        return storage.add_bot_version(engine, _jsonable(fields), digest, str(final))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

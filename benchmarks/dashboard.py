@@ -5,8 +5,8 @@ hundreds of thousands of games. The pages must stay quick because their queries 
 narrow ``game_seat`` and ``rating_snapshot`` tables (SQL sums, thinned histories) and load
 at most one game record, and because results are cached per data version.
 
-1. **Build** a database with ``--games`` stored games (default 100,000, rounded up to whole
-   boards of a 4-bot round robin) quickly: 48 real records (the 24 table/seating slots x 2
+1. **Build** a database with ``--games`` stored games (default 100,000, rounded to whole
+   boards of a 4-bot round robin within the schedule limit: 99,984) quickly: 48 real records (the 24 table/seating slots x 2
    deal variants, played in-process by the built-in policies) are reused under every
    schedule index and written with ``executemany`` together with their ``game_seat`` rows;
    ratings are rated per game (the worst case: one snapshot per bot per game, 300,000
@@ -21,7 +21,9 @@ at most one game record, and because results are cached per data version.
    content is on screen, warm.
 
 Figures are reported, not asserted. Run: ``python benchmarks/dashboard.py [--games 100000]
-[--repeat 5] [--db URL] [--keep] [--browser] [--json]``.
+[--repeat 5] [--db URL] [--keep] [--browser] [--json]``; to compare two versions of the
+code on the same data, build once with ``--db sqlite:///F`` (a --db database is never
+removed) and time each version with ``--db sqlite:///F --reuse``.
 """
 
 from __future__ import annotations
@@ -47,13 +49,13 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import Engine, insert, text  # noqa: E402
 
+from arena import storage  # noqa: E402
 from arena.game.record import game_record  # noqa: E402
 from arena.game.rules import PRESETS  # noqa: E402
 from arena.game.steps import build_replay  # noqa: E402
-from arena.storage import queries, service  # noqa: E402
 from arena.storage.database import open_database  # noqa: E402
 from arena.storage.models import Game, GameSeat, Rating, RatingSnapshot  # noqa: E402
-from arena.tournament.formats import get_format  # noqa: E402
+from arena.tournament.formats import MAX_GAMES, get_format  # noqa: E402
 from tests.dashboard.helpers import free_port, wait_for_url  # noqa: E402
 from tests.dashboard.seed import BOTS, manifest, play  # noqa: E402
 
@@ -67,16 +69,17 @@ def build(url: str, games: int) -> tuple[Engine, int, float]:
     engine = open_database(url)
     ids = []
     for name, _ in BOTS:
-        version, _ = service.add_bot_version(
+        version, _ = storage.add_bot_version(
             engine, manifest(name), f"{hash(name) & 0xFFFF:064x}", f"/bots/{name}"
         )
-        ids.append(service.row_id(version))
+        ids.append(storage.row_id(version))
     labels = {v: f"{n}@1.0" for (n, _), v in zip(BOTS, ids, strict=True)}
     fmt = get_format("round_robin")
     per_board = len(fmt.schedule(len(ids), 1, 0))
-    boards = math.ceil(games / per_board)
+    # Whole boards, within the schedule limit (100,000 is just past 4,166 boards of 24).
+    boards = min(math.ceil(games / per_board), MAX_GAMES // per_board)
     schedule = fmt.schedule(len(ids), boards, 7)
-    tournament = service.create_tournament(
+    tournament = storage.create_tournament(
         engine,
         name="bench",
         ruleset="classic",
@@ -88,7 +91,7 @@ def build(url: str, games: int) -> tuple[Engine, int, float]:
         entries=ids,
         games_total=len(schedule),
     )
-    tid = service.row_id(tournament)
+    tid = storage.row_id(tournament)
     templates = _templates(schedule[: 2 * per_board], ids, labels)
     now = datetime.now(UTC)
     rng = random.Random(1)
@@ -141,8 +144,14 @@ def build(url: str, games: int) -> tuple[Engine, int, float]:
                 {"n": len(schedule)},
             )
         connection.execute(text("ANALYZE"))
-    service.set_status(engine, tid, "finished")
+    storage.set_status(engine, tid, "finished")
     return engine, tid, time.perf_counter() - start
+
+
+def reuse(url: str) -> tuple[Engine, int, float]:
+    """The database an earlier run built at *url*, as it is (no build time)."""
+    engine = open_database(url)
+    return engine, storage.row_id(storage.get_tournament(engine, "bench")), 0.0
 
 
 def _templates(
@@ -267,16 +276,16 @@ def render(url: str, repeat: int, middle_game: int) -> dict[str, dict[str, float
 def raw_queries(engine: Engine, tid: int, game_id: int) -> dict[str, float]:
     """Cold query times (no Streamlit cache)."""
     return {
-        "tournaments": timed(lambda: queries.tournaments(engine)),
-        "progress": timed(lambda: queries.progress(engine, tid)),
-        "standings": timed(lambda: queries.standings(engine, tid)),
-        "rating_history": timed(lambda: queries.rating_history(engine, tid)),
-        "head_to_head": timed(lambda: queries.head_to_head(engine, tid)),
-        "contract_stats": timed(lambda: queries.contract_stats(engine, tid)),
-        "record_stats_2000": timed(lambda: queries.record_stats(engine, tid, 2000)),
-        "games_page_100": timed(lambda: queries.games(engine, tid, start=50_000, limit=100)),
-        "game_record": timed(lambda: queries.game_record(engine, game_id)),
-        "build_replay": timed(lambda: build_replay(queries.game_record(engine, game_id))),
+        "tournaments": timed(lambda: storage.tournament_overview(engine)),
+        "progress": timed(lambda: storage.progress(engine, tid)),
+        "standings": timed(lambda: storage.standings(engine, tid)),
+        "rating_history": timed(lambda: storage.rating_history(engine, tid)),
+        "head_to_head": timed(lambda: storage.head_to_head(engine, tid)),
+        "contract_stats": timed(lambda: storage.contract_stats(engine, tid)),
+        "record_stats_2000": timed(lambda: storage.record_stats(engine, tid, 2000)),
+        "games_page_100": timed(lambda: storage.game_page(engine, tid, start=50_000, limit=100)),
+        "game_record": timed(lambda: storage.game_record(engine, game_id)),
+        "build_replay": timed(lambda: build_replay(storage.game_record(engine, game_id))),
     }
 
 
@@ -360,11 +369,19 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the SQLite file")
     parser.add_argument("--browser", action="store_true", help="also time pages in Chromium")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="time the database at --db as it is (built by an earlier run), so two versions "
+        "of the code can be compared on the same data",
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="arena-bench-dash-"))
     url = args.db or f"sqlite:///{workdir / 'arena.db'}"
-    engine, tid, build_s = build(url, args.games)
-    stored = queries.progress(engine, tid).stored
+    if args.reuse and not args.db:
+        parser.error("--reuse needs --db")
+    engine, tid, build_s = reuse(url) if args.reuse else build(url, args.games)
+    stored = storage.progress(engine, tid).stored
     middle = stored // 2
     report: dict[str, Any] = {
         "games": stored,
@@ -373,7 +390,7 @@ def main() -> int:
         "queries_cold_s": raw_queries(engine, tid, middle),
         "pages": render(url, args.repeat, middle),
     }
-    if engine.dialect.name == "sqlite":
+    if engine.dialect.name == "sqlite" and not args.db:
         report["database_mb"] = (workdir / "arena.db").stat().st_size / 2**20
     if args.browser:
         report["browser"] = browser(url, args.repeat, middle, workdir / "data")

@@ -457,7 +457,7 @@ async def measure_hands_per_second(
 async def one_startup(
     server: RefereeServer, manifest: BotManifest, rules: RuleSet, seed: int
 ) -> dict[str, float]:
-    """Spawn *manifest* once, as ``_SeatRunner.ensure_started`` does, and ask it the first
+    """Spawn *manifest* once, as ``arena.referee.seat.SeatRunner.ensure_started`` does, and ask it the first
     decision of a fresh game. Times in ms from just before the spawn.
     """
     tc = TimeControl()

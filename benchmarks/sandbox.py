@@ -3,7 +3,7 @@
 Why: every game of a tournament starts three bot processes, and the startup limit
 (10 s by default) and the first decision's clock both run while the sandbox is being set
 up. Each configuration below starts ``sample_bots/random_bot`` (Python, SDK, grpcio)
-``--starts`` times against one referee server, the way ``_SeatRunner.ensure_started``
+``--starts`` times against one referee server, the way ``arena.referee.seat.SeatRunner.ensure_started``
 does (``BotProcess.start`` with the match's ``SandboxConfig``), and asks it the first
 decision of a game. Reported per configuration: the median and the maximum of
 spawn -> Hello accepted and spawn -> first reply, and the median's cost over ``off``.

@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena import storage
 from arena.game import PRESETS
 from arena.game.record import game_record
 from arena.referee.manifest import load_manifest
 from arena.referee.match import MatchConfig, play_match
 from arena.simulate import make_policies, play_game
-from arena.storage import service
 from arena.storage.database import open_database
 from arena.submission import submit_bot
 from arena.tournament.executor import LocalProcessExecutor
@@ -70,10 +70,10 @@ def tournament_run(work: Path, paths: list[Path], boards: int, parallel: int) ->
     versions = [submit_bot(engine, path, data)[0] for path in paths]
     name = f"bench-{parallel}"
     total = len(RoundRobin().schedule(3, boards, seed=1))
-    service.create_tournament(
+    storage.create_tournament(
         engine, name=name, ruleset="classic", rules_json=json.dumps(PRESETS["classic"].to_json()),
         time_control="decision=1000,bank=10000,grace=50,startup=10000", boards=boards, seed=1,
-        rating_mode="board", entries=[service.row_id(v) for v in versions], games_total=total,
+        rating_mode="board", entries=[storage.row_id(v) for v in versions], games_total=total,
     )  # fmt: skip
     start = time.perf_counter()
     asyncio.run(run_tournament(engine, name, LocalProcessExecutor(parallel)))
@@ -89,14 +89,14 @@ def recompute(work: Path, games: int) -> dict[str, float]:
     for index, name in enumerate(NAMES):
         path = str(data / name)
         fields = {"name": name, "version": "1", "language": "python", "run": ["python", "bot.py"]}
-        versions.append(service.add_bot_version(engine, fields, f"{index:064d}", path)[0])
-    ids = [service.row_id(v) for v in versions]
-    tournament = service.create_tournament(
+        versions.append(storage.add_bot_version(engine, fields, f"{index:064d}", path)[0])
+    ids = [storage.row_id(v) for v in versions]
+    tournament = storage.create_tournament(
         engine, name="ratings", ruleset="classic",
         rules_json=json.dumps(PRESETS["classic"].to_json()), time_control="decision=1000",
         boards=games // 6, seed=1, rating_mode="game", entries=ids, games_total=games,
     )  # fmt: skip
-    tid = service.row_id(tournament)
+    tid = storage.row_id(tournament)
     records = []
     for seed in range(60):
         state = play_game(
@@ -106,14 +106,14 @@ def recompute(work: Path, games: int) -> dict[str, float]:
     schedule = RoundRobin().schedule(3, games // 6, seed=1)
     fill_start = time.perf_counter()
     for game in schedule:
-        service.record_game(
+        storage.record_game(
             engine, tid, schedule_index=game.schedule_index, table_index=game.table_index,
             board_index=game.board_index, seating_index=game.seating_index, seed=game.seed,
             seats=[ids[e] for e in game.entrants], record=records[game.schedule_index % 60],
         )  # fmt: skip
     fill = time.perf_counter() - fill_start
     start = time.perf_counter()
-    service.recompute_ratings(engine, tid)
+    storage.recompute_ratings(engine, tid)
     seconds = time.perf_counter() - start
     return {"games": len(schedule), "store_seconds": fill, "recompute_seconds": seconds}
 

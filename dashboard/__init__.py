@@ -1,6 +1,6 @@
 """The 952 Arena dashboard (Streamlit): ``arena dashboard`` serves ``dashboard/app.py``.
 
-The pages read the arena database through :mod:`arena.storage.queries`; they never play
-games. Starting a tournament launches the same runner as ``arena tournament run`` in a
+The pages read the arena database through :mod:`arena.storage` (the read models of
+``standings`` and ``statistics``, shared with the CLI); they never play games. Starting a tournament launches the same runner as ``arena tournament run`` in a
 separate process.
 """

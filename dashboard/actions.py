@@ -1,7 +1,7 @@
 """What the dashboard changes: bot submissions, new tournaments, starting a runner.
 
 Each action goes through the same code as the CLI: :func:`arena.submission.submit_bot`
-for bots, :func:`arena.storage.service.create_tournament` with the CLI's checks for
+for bots, :func:`arena.storage.create_tournament` with the CLI's checks for
 tournaments, and ``python -m arena.cli tournament run`` in a detached process for running
 one, so a tournament started here is played exactly as one started from a shell and keeps
 going if the dashboard stops.

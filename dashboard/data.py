@@ -9,13 +9,12 @@ polled at most once a second.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import streamlit as st
 from sqlalchemy.engine import Engine, make_url
 
+from arena import storage
 from arena.game.steps import Replay, build_replay
-from arena.storage import queries
 from arena.storage.database import data_dir, default_url, open_database
 
 Version = tuple[int, int, str]
@@ -52,70 +51,70 @@ def engine() -> Engine:
 
 
 @st.cache_data(ttl=2, show_spinner=False)
-def tournaments(url: str) -> list[queries.TournamentInfo]:
+def tournaments(url: str) -> list[storage.TournamentInfo]:
     """Every tournament, newest first."""
-    return queries.tournaments(engine_for(url))
+    return storage.tournament_overview(engine_for(url))
 
 
 @st.cache_data(ttl=1, show_spinner=False)
-def progress(url: str, tournament_id: int) -> queries.Progress:
+def progress(url: str, tournament_id: int) -> storage.Progress:
     """Status and stored games of a tournament."""
-    return queries.progress(engine_for(url), tournament_id)
+    return storage.progress(engine_for(url), tournament_id)
 
 
-def data_version(progress: queries.Progress) -> Version:
+def data_version(progress: storage.Progress) -> Version:
     """The cache key of a tournament's data."""
     return (progress.stored, progress.last_game_id, progress.status)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def standings(url: str, tournament_id: int, data_version: Version) -> list[Any]:
+def standings(url: str, tournament_id: int, data_version: Version) -> list[storage.StandingRow]:
     """Standings of a tournament at *data_version*."""
-    return queries.standings(engine_for(url), tournament_id)
+    return storage.standings(engine_for(url), tournament_id)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def rating_history(
     url: str, tournament_id: int, data_version: Version, bots: tuple[int, ...] | None
-) -> list[queries.RatingPoint]:
+) -> list[storage.RatingPoint]:
     """Rating points per bot, thinned to a few hundred each."""
-    return queries.rating_history(engine_for(url), tournament_id, bots)
+    return storage.rating_history(engine_for(url), tournament_id, bots)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def head_to_head(url: str, tournament_id: int, data_version: Version) -> list[queries.HeadToHead]:
+def head_to_head(url: str, tournament_id: int, data_version: Version) -> list[storage.HeadToHead]:
     """Mean score differences per pair, with confidence intervals."""
-    return queries.head_to_head(engine_for(url), tournament_id)
+    return storage.head_to_head(engine_for(url), tournament_id)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def contract_stats(
     url: str, tournament_id: int, data_version: Version
-) -> list[queries.ContractStats]:
+) -> list[storage.ContractStats]:
     """Hands played and made per bot and contract."""
-    return queries.contract_stats(engine_for(url), tournament_id)
+    return storage.contract_stats(engine_for(url), tournament_id)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def record_stats(
     url: str, tournament_id: int, data_version: Version, sample: int
-) -> queries.RecordStats:
+) -> storage.RecordStats:
     """Per-contract deltas and trump calls from the latest *sample* games."""
-    return queries.record_stats(engine_for(url), tournament_id, sample)
+    return storage.record_stats(engine_for(url), tournament_id, sample)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def fault_counts(url: str, tournament_id: int, data_version: Version) -> list[queries.FaultCount]:
+def fault_counts(url: str, tournament_id: int, data_version: Version) -> list[storage.FaultCount]:
     """Games and faulted games per bot."""
-    return queries.fault_counts(engine_for(url), tournament_id)
+    return storage.fault_counts(engine_for(url), tournament_id)
 
 
 @st.cache_data(ttl=5, max_entries=64, show_spinner=False)
 def faults(
     url: str, tournament_id: int | None, bots: tuple[int, ...] | None, limit: int
-) -> list[queries.FaultRow]:
+) -> list[storage.FaultRow]:
     """Fault details of the latest faulted games."""
-    return queries.faults(
+    return storage.faults(
         engine_for(url),
         tournament_id=tournament_id,
         bot_version_ids=None if bots is None else list(bots),
@@ -124,17 +123,17 @@ def faults(
 
 
 @st.cache_data(ttl=3, show_spinner=False)
-def bots(url: str) -> list[queries.BotInfo]:
+def bots(url: str) -> list[storage.BotInfo]:
     """Every bot with its versions."""
-    return queries.bots(engine_for(url))
+    return storage.bot_overview(engine_for(url))
 
 
 @st.cache_data(ttl=2, max_entries=256, show_spinner=False)
 def games(
     url: str, tournament_id: int, bot: int | None, start: int, limit: int
-) -> list[queries.GameRow]:
+) -> list[storage.GameRow]:
     """A page of stored games."""
-    return queries.games(
+    return storage.game_page(
         engine_for(url), tournament_id, bot_version_id=bot, start=start, limit=limit
     )
 
@@ -142,20 +141,20 @@ def games(
 @st.cache_data(ttl=2, max_entries=256, show_spinner=False)
 def game_count(url: str, tournament_id: int, bot: int | None) -> int:
     """Stored games of a tournament (of one bot)."""
-    return queries.game_count(engine_for(url), tournament_id, bot)
+    return storage.game_count(engine_for(url), tournament_id, bot)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def game(url: str, game_id: int) -> queries.GameRow | None:
+def game(url: str, game_id: int) -> storage.GameRow | None:
     """A stored game's header (games never change once stored)."""
-    return queries.game(engine_for(url), game_id)
+    return storage.game_row(engine_for(url), game_id)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def replay(url: str, game_id: int) -> Replay:
     """A stored game as replay steps (kept as a resource: snapshots are not picklable;
     stored games never change, so sharing it between sessions is safe)."""
-    record = queries.game_record(engine_for(url), game_id)
+    record = storage.game_record(engine_for(url), game_id)
     return build_replay(record, game=str(game_id))
 
 
@@ -164,7 +163,7 @@ def replay(url: str, game_id: int) -> Replay:
 _SELECTED = "_selected_tournament"
 
 
-def pick_tournament(label: str = "Tournament") -> queries.TournamentInfo | None:
+def pick_tournament(label: str = "Tournament") -> storage.TournamentInfo | None:
     """A sidebar choice of tournament, remembered across pages (``?tournament=`` too)."""
     items = tournaments(database_url())
     if not items:
@@ -190,7 +189,7 @@ def _remember() -> None:
     st.session_state[_SELECTED] = st.session_state["tournament"]
 
 
-def _default(items: list[queries.TournamentInfo]) -> str:
+def _default(items: list[storage.TournamentInfo]) -> str:
     """A running tournament, else the newest with games, else the newest."""
     for candidates in (
         [t for t in items if t.status == "running"],

@@ -16,9 +16,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena import storage
 from arena.cli import main
 from arena.referee.manifest import ManifestError, load_manifest
-from arena.storage import service
 from arena.storage.database import open_database
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +52,7 @@ def test_replay_of_a_huge_game_id(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["replay", "7", "--db", url]) == 1  # in range, not stored: not a usage error
     # Control: unchecked, the id overflows in the database driver (not a StorageError).
     with pytest.raises(OverflowError):
-        service.game_record(open_database(url), 99999999999999999999999)
+        storage.game_record(open_database(url), 99999999999999999999999)
 
 
 # ---------------------------------------------------------------------- out dirs

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.storage import service
+from arena import storage
 from arena.storage.database import open_database
 from arena.submission import (
     CHECKSUM_PREFIX,
@@ -84,7 +84,7 @@ def test_a_colliding_submission_never_changes_version_1(database_url: str, tmp_p
     assert snapshot(Path(first.path)) == files
     verify_checksum(Path(first.path), first.checksum)
     verify_checksum(Path(third.path), third.checksum)
-    assert [v.seq for v in service.bot_versions(engine, "random_bot")] == [1, 2, 3]
+    assert [v.seq for v in storage.bot_versions(engine, "random_bot")] == [1, 2, 3]
     # Resubmitting version 1's files makes a fourth version that shares its intact folder.
     fourth, created = submit_bot(engine, whole, data)
     assert created and fourth.path == first.path and snapshot(Path(first.path)) == files
@@ -99,7 +99,7 @@ def test_an_existing_folder_is_never_replaced(database_url: str, tmp_path: Path)
     with pytest.raises(SubmitError, match="already exists with other files"):
         submit_bot(engine, bot, data)
     assert snapshot(occupied) == {"bot.toml": b"# someone else's files\n"}
-    assert service.latest_version(engine, "random_bot") is None
+    assert storage.latest_version(engine, "random_bot") is None
     assert [p.name for p in occupied.parent.iterdir()] == [occupied.name]
 
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena import storage
 from arena.cli.common import resolve_ruleset, resolve_time_control
 from arena.cli.match import ensure_built
 from arena.cli.storage_options import data_dir, db_options, open_engine
@@ -20,7 +21,6 @@ from arena.game.rules import PRESETS
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.sandbox.build_sandbox import network_allowed
-from arena.storage import service
 from arena.submission import ChecksumError, SubmitError, scan_bot, submit_bot, verify_checksum
 from arena.tournament.deals import SEED_MAX
 
@@ -151,8 +151,8 @@ def list_command(db: str | None, data: Path | None) -> None:
     table = Table(title="Bots")
     for column in ("bot", "latest", "versions", "language", "submitted"):
         table.add_column(column)
-    for bot in service.list_bots(engine):
-        versions = service.bot_versions(engine, bot.name)
+    for bot in storage.list_bots(engine):
+        versions = storage.bot_versions(engine, bot.name)
         latest = versions[-1]
         table.add_row(
             bot.name, latest.label, str(len(versions)), latest.language,
@@ -167,7 +167,7 @@ def list_command(db: str | None, data: Path | None) -> None:
 def show_command(name: str, db: str | None, data: Path | None) -> None:
     """A bot's versions and manifest."""
     engine = open_engine(db, data)
-    versions = service.bot_versions(engine, name)
+    versions = storage.bot_versions(engine, name)
     if not versions:
         raise click.ClickException(f"no bot named {name!r}")
     console = Console()

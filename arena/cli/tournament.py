@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy.engine import Engine
 
+from arena import storage
 from arena.cli.common import (
     ROW_ID,
     prepare_out_dir,
@@ -22,7 +23,6 @@ from arena.cli.common import (
 from arena.cli.storage_options import db_options, open_engine
 from arena.game.rules import PRESETS
 from arena.game.textreplay import replay_text
-from arena.storage import service
 from arena.storage.database import StorageError
 from arena.tournament import setup
 from arena.tournament.deals import SEED_MAX
@@ -105,7 +105,7 @@ def run_command(name: str, parallel: int | None, db: str | None, data: Path | No
     """Play (or resume) tournament NAME, then print its standings."""
     engine = open_engine(db, data)
     try:
-        service.get_tournament(engine, name)
+        storage.get_tournament(engine, name)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     progress = progress_bar("tournament")
@@ -136,11 +136,11 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
     """Show how far tournament NAME has got."""
     engine = open_engine(db, data)
     try:
-        tournament = service.get_tournament(engine, name)
+        tournament = storage.get_tournament(engine, name)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    done = len(service.stored_indexes(engine, service.row_id(tournament)))
-    entrants = ", ".join(v.label for v in service.entries(engine, service.row_id(tournament)))
+    done = len(storage.stored_indexes(engine, storage.row_id(tournament)))
+    entrants = ", ".join(v.label for v in storage.entries(engine, storage.row_id(tournament)))
     deals = (
         "secret deals"
         if tournament.seed is None
@@ -152,7 +152,7 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
         f"rating per {tournament.rating_mode}, {tournament.arena_faults} arena fault(s) "
         f"(replayed, not rated); bots: {entrants}"
     )
-    ids = service.tournament_game_ids(engine, service.row_id(tournament))
+    ids = storage.tournament_game_ids(engine, storage.row_id(tournament))
     if ids:
         click.echo(f"game ids for `arena replay`: {min(ids)}..{max(ids)} ({len(ids)} stored)")
 
@@ -160,9 +160,9 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
 def print_standings(engine: Engine, name: str | None) -> None:
     """The standings table of tournament *name* (default: the latest)."""
     try:
-        tournament = service.get_tournament(engine, name) if name else None
-        tournament_id = service.row_id(tournament) if tournament is not None else None
-        rows = service.standings(engine, tournament_id)
+        tournament = storage.get_tournament(engine, name) if name else None
+        tournament_id = storage.row_id(tournament) if tournament is not None else None
+        rows = storage.standings(engine, tournament_id)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     table = Table(title=f"Standings{f': {name}' if name else ''}")
@@ -204,7 +204,7 @@ def replay_command(game_id: int, db: str | None, data: Path | None) -> None:
     """A readable replay of stored game GAME_ID (ids are shown by the dashboard and export)."""
     engine = open_engine(db, data)
     try:
-        record = service.game_record(engine, game_id)
+        record = storage.game_record(engine, game_id)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(replay_text(record))
@@ -218,8 +218,8 @@ def export_command(name: str, out: Path, db: str | None, data: Path | None) -> N
     """Write every record of tournament NAME to --out as RECORD.md files."""
     engine = open_engine(db, data)
     try:
-        tournament = service.get_tournament(engine, name)
-        records = service.tournament_records(engine, service.row_id(tournament))
+        tournament = storage.get_tournament(engine, name)
+        records = storage.tournament_records(engine, storage.row_id(tournament))
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     prepare_out_dir(out)
@@ -241,8 +241,8 @@ def recompute_command(name: str, db: str | None, data: Path | None) -> None:
     """Recompute tournament NAME's ratings and snapshots from its stored games."""
     engine = open_engine(db, data)
     try:
-        tournament = service.get_tournament(engine, name)
-        service.recompute_ratings(engine, service.row_id(tournament))
+        tournament = storage.get_tournament(engine, name)
+        storage.recompute_ratings(engine, storage.row_id(tournament))
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     print_standings(engine, name)

@@ -18,12 +18,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from arena.referee.manifest import BotManifest
-from arena.sandbox.build_sandbox import BuildLimits, BuildTimeout, network_allowed, run_build
+from arena.sandbox.build_sandbox import (
+    STAMP_NAME,
+    BuildLimits,
+    BuildTimeout,
+    network_allowed,
+    run_build,
+)
 from arena.sandbox.config import SandboxConfig, SandboxError, SandboxMode
 
 LOGGER = logging.getLogger(__name__)
 
-STAMP_NAME = ".arena-build.ok"
 DEFAULT_BUILD_TIMEOUT_S = 600.0
 
 
@@ -131,3 +136,6 @@ def _unconfined(manifest: BotManifest, timeout_s: float) -> tuple[int, str]:
             f"{manifest.name}: build {command!r} took longer than {timeout_s:.0f} s"
         ) from None
     return done.returncode, done.stdout + done.stderr
+
+
+__all__ = ["DEFAULT_BUILD_TIMEOUT_S", "STAMP_NAME", "BuildError", "build", "needs_build"]

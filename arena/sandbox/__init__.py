@@ -7,8 +7,13 @@ command into a chain of small exec wrappers, one per layer. ``arena doctor`` sho
 layers work on this machine; docs/security.md says what each one stops.
 
 Modules: ``config`` (plain settings), ``probe`` (what works here), ``launch`` (one bot
-process), ``bwrap``, ``landlock``, ``seccomp``, ``cgroups``, ``uids`` (one layer each),
-``confine`` (the exec wrapper that applies Landlock and seccomp in the bot's process).
+process) with ``launch_layers`` (its layers' pieces) and ``workdirs`` (its private
+directories), ``chain`` (the exec-chain steps bots and builds share), ``bwrap``,
+``landlock``, ``seccomp``, ``cgroups``, ``uids``, ``quota`` (one layer each), ``confine``
+(the exec wrapper that applies Landlock and seccomp in the bot's process),
+``build_sandbox`` (a bot's build step: ``build_settings``, ``build_job``, ``build_bwrap``,
+``build_direct``, ``build_network``, ``build_streams``, and ``build_runner`` inside), and
+``report`` (what ``arena doctor`` says).
 
 This package's ``__init__`` stays light: the exec wrapper imports it in a fresh
 interpreter on every bot start.

@@ -1,11 +1,35 @@
 """The arena's database: bots, tournaments, game records and ratings (sqlmodel + alembic).
 
-Open it once per process with :func:`open_database` and pass the engine to the service
-functions; see ``service.py`` for what they guarantee.
+Open it once per process with :func:`open_database` and pass the engine to the functions
+of the domain modules, each of which runs one short session:
+
+* ``database`` -- the engine, migrations, :class:`StorageError` and the one decorator that
+  turns database failures into it;
+* ``models`` -- the tables, and the constants they imply (``CONTRACTS``, ``BOARD_SIZE``);
+* ``bots`` -- submitted bots and versions; ``tournaments`` -- tournaments, entrants,
+  status and progress; ``games`` -- storing and reading game records; ``ratings`` --
+  the rating updates;
+* ``standings`` -- the read models the CLI and the dashboard share (standings, rating
+  history); ``statistics`` -- the dashboard's other statistics.
+
+The names below are the ones the rest of the arena uses. ``standings`` and ``ratings``
+here are the functions; import from those modules by name
+(``from arena.storage.standings import StandingRow``).
 """
 
 from __future__ import annotations
 
+from arena.storage.bots import (
+    BotInfo,
+    VersionInfo,
+    add_bot_version,
+    bot_overview,
+    bot_versions,
+    get_bot,
+    get_bot_version,
+    latest_version,
+    list_bots,
+)
 from arena.storage.database import (
     StorageError,
     default_url,
@@ -13,57 +37,103 @@ from arena.storage.database import (
     migrate,
     open_database,
 )
-from arena.storage.service import (
+from arena.storage.games import (
     GameAlreadyStored,
-    StandingRow,
-    add_bot_version,
-    bot_versions,
-    create_tournament,
-    entries,
+    GameRow,
+    game_count,
+    game_page,
     game_record,
-    get_bot,
-    get_bot_version,
-    get_tournament,
-    latest_version,
-    list_bots,
-    list_tournaments,
-    rating_history,
-    ratings,
-    recompute_ratings,
+    game_row,
     record_game,
-    set_status,
-    standings,
     stored_indexes,
     tournament_game_ids,
     tournament_records,
 )
+from arena.storage.models import BOARD_SIZE, CONTRACTS, TRUMPS, row_id
+from arena.storage.ratings import ratings, recompute_ratings
+from arena.storage.standings import RatingPoint, StandingRow, rating_history, standings
+from arena.storage.statistics import (
+    DEFAULT_SAMPLE,
+    ContractStats,
+    FaultCount,
+    FaultRow,
+    HeadToHead,
+    RecordStats,
+    contract_stats,
+    fault_counts,
+    faults,
+    head_to_head,
+    record_stats,
+    t_quantile,
+)
+from arena.storage.tournaments import (
+    Progress,
+    TournamentInfo,
+    count_arena_fault,
+    create_tournament,
+    entries,
+    get_tournament,
+    list_tournaments,
+    progress,
+    set_status,
+    tournament_overview,
+)
 
 __all__ = [
+    "BOARD_SIZE",
+    "CONTRACTS",
+    "DEFAULT_SAMPLE",
+    "TRUMPS",
+    "BotInfo",
+    "ContractStats",
+    "FaultCount",
+    "FaultRow",
     "GameAlreadyStored",
+    "GameRow",
+    "HeadToHead",
+    "Progress",
+    "RatingPoint",
+    "RecordStats",
     "StandingRow",
     "StorageError",
+    "TournamentInfo",
+    "VersionInfo",
     "add_bot_version",
+    "bot_overview",
     "bot_versions",
+    "contract_stats",
+    "count_arena_fault",
     "create_tournament",
     "default_url",
     "entries",
+    "fault_counts",
+    "faults",
+    "game_count",
+    "game_page",
     "game_record",
+    "game_row",
     "get_bot",
     "get_bot_version",
     "get_tournament",
+    "head_to_head",
     "latest_version",
     "list_bots",
     "list_tournaments",
     "make_engine",
     "migrate",
     "open_database",
+    "progress",
     "rating_history",
     "ratings",
     "recompute_ratings",
     "record_game",
+    "record_stats",
+    "row_id",
     "set_status",
     "standings",
     "stored_indexes",
+    "t_quantile",
     "tournament_game_ids",
+    "tournament_overview",
     "tournament_records",
 ]

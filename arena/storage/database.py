@@ -9,17 +9,18 @@ when a read-started transaction tries to upgrade to a write.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, ParamSpec, TypeVar
 
 from alembic import command
 from alembic.config import Config
 from alembic.util.exc import CommandError
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, Executable, create_engine, event, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
@@ -38,8 +39,26 @@ _MIGRATION_LOCK_KEY: Final = 952_000_001
 """PostgreSQL advisory lock key held while migrating, so concurrent starters queue."""
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
 class StorageError(Exception):
     """A storage operation failed; the message is one line, fit to show to a user."""
+
+
+def database_errors(function: Callable[_P, _T]) -> Callable[_P, _T]:
+    """Turn any database failure escaping *function* into a one-line :class:`StorageError`
+    (the one decorator every storage function wears, so callers catch one exception)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return function(*args, **kwargs)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"{function.__name__}: database error: {one_line(exc)}") from exc
+
+    return wrapper
 
 
 def data_dir() -> Path:
@@ -136,6 +155,13 @@ def write_session(engine: Engine) -> Iterator[Session]:
 def read_session(engine: Engine) -> Session:
     """A session for reading; objects stay usable after it closes."""
     return Session(engine, expire_on_commit=False)
+
+
+def read_rows(engine: Engine, statement: Executable) -> list[Any]:
+    """The rows of one read-only Core statement (aggregates and narrow columns: no ORM
+    objects are built, which is what keeps the dashboard's reads fast)."""
+    with engine.connect() as connection:
+        return list(connection.execute(statement).all())
 
 
 def migrate(engine: Engine) -> None:

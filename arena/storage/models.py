@@ -36,7 +36,9 @@ from sqlalchemy import (
 )
 from sqlmodel import Field, SQLModel
 
+from arena.game.cards import Trump
 from arena.game.dealing import HMAC_SHUFFLE
+from arena.storage.database import StorageError
 
 # Named constraints, so later migrations can alter them (SQLite batch mode needs names).
 SQLModel.metadata.naming_convention = {
@@ -54,6 +56,12 @@ TournamentStatus = Literal["created", "running", "interrupted", "finished", "fai
 
 RATING_MODES: Final = ("game", "board")
 STATUSES: Final = ("created", "running", "interrupted", "finished", "failed")
+CONTRACTS: Final = (9, 5, 2)
+"""The contracts ``game_seat`` counts hands and makes of (``hands_9`` ... ``made_2``)."""
+TRUMPS: Final = tuple(trump.value for trump in Trump)
+"""Trump calls in display order (``S``, ``H``, ``D``, ``C``, ``NT``)."""
+BOARD_SIZE: Final = 6
+"""Games per duplicate board: the 3! seatings of three bots over the same deals."""
 
 
 def utcnow() -> datetime:
@@ -97,6 +105,16 @@ class SeedText(TypeDecorator[int]):
 
     def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
         return None if value is None else int(value)
+
+
+def row_id(row: Bot | BotVersion | Tournament) -> int:
+    """The primary key of a stored row (always set once it has been read back).
+
+    :raises StorageError: for a row that was never stored.
+    """
+    if row.id is None:
+        raise StorageError(f"{type(row).__name__} has not been stored")
+    return row.id
 
 
 def _when(nullable: bool = False) -> Any:

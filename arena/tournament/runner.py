@@ -19,9 +19,9 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from arena import storage
 from arena.game.rules import RuleSet
 from arena.referee.process import DEFAULT_LOG_CAP
-from arena.storage import service
 from arena.storage.models import BotVersion, Tournament
 from arena.tournament.deals import board_seeds
 from arena.tournament.executor import Executor, LocalProcessExecutor
@@ -44,15 +44,15 @@ class RunProgress:
 def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], list[GameJob]]:
     """The tournament, its whole schedule, and the jobs still to play.
 
-    :raises arena.storage.service.StorageError: if there is no such tournament.
+    :raises arena.storage.StorageError: if there is no such tournament.
     """
-    tournament = service.get_tournament(engine, name)
-    tournament_id = service.row_id(tournament)
-    versions = service.entries(engine, tournament_id)
+    tournament = storage.get_tournament(engine, name)
+    tournament_id = storage.row_id(tournament)
+    versions = storage.entries(engine, tournament_id)
     fmt = get_format(tournament.format)
     seeds = board_seeds(tournament.shuffle, tournament.seed, tournament.deal_secret)
     schedule = fmt.schedule(len(versions), tournament.boards, seeds)
-    stored = service.stored_indexes(engine, tournament_id)
+    stored = storage.stored_indexes(engine, tournament_id)
     rules = RuleSet.from_json(_json(tournament.rules), name=tournament.ruleset)
 
     def seats(game: ScheduledGame) -> tuple[BotVersion, BotVersion, BotVersion]:
@@ -101,20 +101,20 @@ async def run_tournament(
     :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault).
     """
     tournament, schedule, jobs = plan(engine, name)
-    tournament_id = service.row_id(tournament)
-    versions = service.entries(engine, tournament_id)
+    tournament_id = storage.row_id(tournament)
+    versions = storage.entries(engine, tournament_id)
     by_index = {game.schedule_index: game for game in schedule}
     executor = executor or LocalProcessExecutor()
     board_size = get_format(tournament.format).board_size
     progress = RunProgress(len(schedule) - len(jobs), len(schedule), 0, 0.0)
     start = time.perf_counter()
-    service.set_status(engine, tournament_id, "running")
+    storage.set_status(engine, tournament_id, "running")
     if on_progress is not None:
         on_progress(progress)
 
     def store(job: GameJob, record: dict[str, Any]) -> None:
         game = by_index[job.schedule_index]
-        service.record_game(
+        storage.record_game(
             engine,
             tournament_id,
             schedule_index=game.schedule_index,
@@ -122,7 +122,7 @@ async def run_tournament(
             board_index=game.board_index,
             seating_index=game.seating_index,
             seed=game.seed,
-            seats=[service.row_id(versions[e]) for e in game.entrants],
+            seats=[storage.row_id(versions[e]) for e in game.entrants],
             record=record,
             board_size=board_size,
         )
@@ -133,7 +133,7 @@ async def run_tournament(
             on_progress(progress)
 
     def arena_fault(job: GameJob, detail: str) -> None:
-        count = service.count_arena_fault(engine, tournament_id)
+        count = storage.count_arena_fault(engine, tournament_id)
         LOGGER.warning(
             "tournament %s: arena fault %d in game %d, not rated, replayed: %s",
             tournament.name,
@@ -145,7 +145,7 @@ async def run_tournament(
     try:
         await executor.run(jobs, store, arena_fault)
     except BaseException:
-        service.set_status(engine, tournament_id, "interrupted")
+        storage.set_status(engine, tournament_id, "interrupted")
         raise
-    service.set_status(engine, tournament_id, "finished")
+    storage.set_status(engine, tournament_id, "finished")
     return progress

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 from sqlalchemy.engine import Engine
 
+from arena import storage
 from arena.game.rules import RuleSetError, get_ruleset
 from arena.referee.timecontrol import TimeControl
-from arena.storage import service
 from arena.storage.models import Tournament
 from arena.tournament.deals import deal_secret
 from arena.tournament.formats import get_format
@@ -72,11 +72,11 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
         raise TournamentSetupError(str(exc), "--seed") from None
     versions = []
     for bot in bots:
-        version = service.latest_version(engine, bot)
+        version = storage.latest_version(engine, bot)
         if version is None:
             raise TournamentSetupError(f"no bot named {bot!r} (submit it first)")
         versions.append(version)
-    tournament = service.create_tournament(
+    tournament = storage.create_tournament(
         engine,
         name=name,
         ruleset=rules.name,
@@ -85,7 +85,7 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
         boards=boards,
         seed=seed,
         rating_mode=rating_mode,
-        entries=[service.row_id(v) for v in versions],
+        entries=[storage.row_id(v) for v in versions],
         games_total=total,
         format=format_name,
         deal_secret=secret,

@@ -7,7 +7,7 @@ import streamlit as st
 
 from arena.game.record import RecordError
 from arena.game.steps import Replay
-from arena.storage.queries import GameRow
+from arena.storage import GameRow
 from dashboard import data, render
 
 st.title("Replays")

@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from arena.storage.queries import DEFAULT_SAMPLE, TRUMPS
+from arena.storage import DEFAULT_SAMPLE, TRUMPS
 from dashboard import data
 
 st.title("Statistics")

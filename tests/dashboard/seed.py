@@ -15,12 +15,12 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from arena import storage
 from arena.game.observation import observe
 from arena.game.record import game_record
 from arena.game.rules import PRESETS
 from arena.game.state import GameState
 from arena.simulate import make_policies
-from arena.storage import service
 from arena.storage.database import open_database
 from arena.tournament.formats import get_format
 
@@ -73,15 +73,15 @@ def seed_database(
     versions = {}
     for name, _ in BOTS:
         digest = hashlib.sha256(name.encode()).hexdigest()
-        version, _ = service.add_bot_version(engine, manifest(name), digest, f"/bots/{name}")
-        versions[name] = service.row_id(version)
+        version, _ = storage.add_bot_version(engine, manifest(name), digest, f"/bots/{name}")
+        versions[name] = storage.row_id(version)
     labels = {v: f"{n}@1.0" for n, v in versions.items()}
     ids = [versions[n] for n, _ in BOTS]
     fmt = get_format("round_robin")
 
     def tournament(name: str, status: str, seed: int, count: int | None, faults: bool) -> int:
         schedule = fmt.schedule(len(ids), boards, seed)
-        created = service.create_tournament(
+        created = storage.create_tournament(
             engine,
             name=name,
             ruleset="classic",
@@ -93,7 +93,7 @@ def seed_database(
             entries=ids,
             games_total=len(schedule),
         )
-        tournament_id = service.row_id(created)
+        tournament_id = storage.row_id(created)
         for game in schedule[: len(schedule) if count is None else count]:
             seats = [ids[e] for e in game.entrants]
             policies = [BOTS[e][1] for e in game.entrants]
@@ -117,7 +117,7 @@ def seed_database(
                 extra["timings"] = {"decision_ms": [[] if s == seat else [1.0] for s in range(3)]}
                 seeded.faulted.append((game.schedule_index, seat))
             record = game_record(state, [labels[s] for s in seats], fault_list, extra)
-            service.record_game(
+            storage.record_game(
                 engine,
                 tournament_id,
                 schedule_index=game.schedule_index,
@@ -131,26 +131,26 @@ def seed_database(
             )
             if name == "main":
                 seeded.records[game.schedule_index] = record
-        service.set_status(engine, tournament_id, status)
+        storage.set_status(engine, tournament_id, status)
         return tournament_id
 
     seeded = Seeded(url, engine, versions, labels, 0, 0, 0)
     seeded.tournament_id = tournament("main", "finished", 11, None, True)
     seeded.running_id = tournament("live", "running", 12, running_games, False)
     seeded.created_id = tournament("fresh", "created", 13, 0, False)
-    seeded.game_ids = service.tournament_game_ids(engine, seeded.tournament_id)
+    seeded.game_ids = storage.tournament_game_ids(engine, seeded.tournament_id)
     return seeded
 
 
 def store_next_game(seeded: Seeded, tournament_id: int) -> None:
     """Play and store the next unplayed game of a seeded tournament (as a runner would)."""
     engine = seeded.engine
-    tournament = service.get_tournament(
-        engine, next(t.name for t in service.list_tournaments(engine) if t.id == tournament_id)
+    tournament = storage.get_tournament(
+        engine, next(t.name for t in storage.list_tournaments(engine) if t.id == tournament_id)
     )
-    ids = [service.row_id(v) for v in service.entries(engine, tournament_id)]
+    ids = [storage.row_id(v) for v in storage.entries(engine, tournament_id)]
     fmt = get_format(tournament.format)
-    stored = service.stored_indexes(engine, tournament_id)
+    stored = storage.stored_indexes(engine, tournament_id)
     game = next(
         g
         for g in fmt.schedule(len(ids), tournament.boards, tournament.seed)
@@ -158,7 +158,7 @@ def store_next_game(seeded: Seeded, tournament_id: int) -> None:
     )
     seats = [ids[e] for e in game.entrants]
     state = play("classic", game.seed, game.first_dealer, [BOTS[e][1] for e in game.entrants])
-    service.record_game(
+    storage.record_game(
         engine,
         tournament_id,
         schedule_index=game.schedule_index,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from arena.storage import service
+from arena import storage
 from arena.storage.database import open_database
 from arena.submission import submit_bot
 
@@ -56,14 +56,14 @@ def test_dashboard_tournaments_deal_from_a_secret_unless_a_seed_is_asked_for(
 
     _create(app, "secret-cup", None)
     assert "6 games of classic, secret deals" in _texts(app)
-    secret = service.get_tournament(engine, "secret-cup")
+    secret = storage.get_tournament(engine, "secret-cup")
     assert secret.seed is None and secret.deal_secret and len(secret.deal_secret) == 64
     page = _texts(app)
     assert "secret deals" in page and secret.deal_secret not in page
 
     _create(app, "research", 42)
     assert "deals are predictable (--seed 42)" in _texts(app)
-    research = service.get_tournament(engine, "research")
+    research = storage.get_tournament(engine, "research")
     assert research.seed == 42
     app.run()
     assert "seed 42 (deals are predictable)" in _texts(app)
@@ -71,8 +71,8 @@ def test_dashboard_tournaments_deal_from_a_secret_unless_a_seed_is_asked_for(
     # Arena faults are counted with the standings.
     app.switch_page("views/standings.py").run()
     assert "Arena faults: **0**" in _texts(app)
-    service.count_arena_fault(engine, service.row_id(research))
-    service.count_arena_fault(engine, service.row_id(research))
+    storage.count_arena_fault(engine, storage.row_id(research))
+    storage.count_arena_fault(engine, storage.row_id(research))
     time.sleep(2.1)  # the cached progress expires
     app.run()
     assert "Arena faults: **2**" in _texts(app)

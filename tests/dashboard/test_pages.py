@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from arena.storage import queries, service
+from arena import storage
 from arena.storage.database import open_database
 from arena.submission import submit_bot
 from dashboard import actions
@@ -59,7 +59,7 @@ def test_standings(open_app: Any, seeded: Seeded) -> None:
     assert app.title[0].value == "Standings"
     assert "24 / 24 games stored (finished)" in app.get("progress")[0].proto.text
     table = app.dataframe[0].value
-    expected = service.standings(seeded.engine, seeded.tournament_id)
+    expected = storage.standings(seeded.engine, seeded.tournament_id)
     assert list(table["Bot"]) == [r.bot for r in expected]
     assert list(table["Rank"]) == [1, 2, 3, 4]
     assert list(table["Games"]) == [18] * 4
@@ -96,7 +96,7 @@ def test_rating_history(open_app: Any, seeded: Seeded) -> None:
     assert app.title[0].value == "Rating history"
     assert app.get("vega_lite_chart")
     table = app.dataframe[0].value
-    current = {r.bot: r for r in service.standings(seeded.engine, seeded.tournament_id)}
+    current = {r.bot: r for r in storage.standings(seeded.engine, seeded.tournament_id)}
     assert sorted(table["Bot"]) == sorted(current)
     for bot, games, mu in zip(table["Bot"], table["Games"], table["μ"], strict=True):
         assert games == 18 and mu == pytest.approx(current[bot].mu)
@@ -108,16 +108,16 @@ def test_statistics(open_app: Any, seeded: Seeded) -> None:
     app = open_app("statistics", tournament="main")
     assert app.title[0].value == "Statistics"
     head = app.dataframe[0].value
-    pairs = queries.head_to_head(seeded.engine, seeded.tournament_id)
+    pairs = storage.head_to_head(seeded.engine, seeded.tournament_id)
     assert list(head["Bot A"]) == [p.bot_a for p in pairs]
     assert list(head["Mean A - B"]) == pytest.approx([p.mean_diff for p in pairs])
     assert list(head["95% CI low"]) == pytest.approx([p.ci_low for p in pairs])
     assert list(head["Games together"]) == [p.games for p in pairs]
     contracts = app.dataframe[1].value.set_index("Bot")
-    for row in service.standings(seeded.engine, seeded.tournament_id):
+    for row in storage.standings(seeded.engine, seeded.tournament_id):
         assert contracts.loc[row.bot, "Made 9"] == pytest.approx(row.made_9)
         assert contracts.loc[row.bot, "Made 2"] == pytest.approx(row.made_2)
-    stats = queries.record_stats(seeded.engine, seeded.tournament_id)
+    stats = storage.record_stats(seeded.engine, seeded.tournament_id)
     for bot, contract, _hands, mean in stats.deltas:
         assert contracts.loc[bot, f"Δ {contract}"] == pytest.approx(mean)
     assert "the latest 24 of 24 games" in texts(app)
@@ -196,9 +196,9 @@ def test_tournaments_create_start_and_follow(
         "created tournament 'cup': 3 bots, 1 table(s) x 1 board(s) x 6 seatings = 6 games"
         in texts(app)
     )
-    tournament = service.get_tournament(engine, "cup")
+    tournament = storage.get_tournament(engine, "cup")
     deadline = time.monotonic() + 180
-    while queries.progress(engine, service.row_id(tournament)).status != "finished":
+    while storage.progress(engine, storage.row_id(tournament)).status != "finished":
         assert time.monotonic() < deadline, actions.runner("cup")
         time.sleep(0.5)
     runner = actions.runner("cup")
@@ -210,7 +210,7 @@ def test_tournaments_create_start_and_follow(
     assert "Finished" in texts(app)
     assert "6 / 6 games" in texts(app)
     assert "Standings: cup" in texts(app)  # the runner's output, as the CLI prints it
-    assert len(service.stored_indexes(engine, service.row_id(tournament))) == 6
+    assert len(storage.stored_indexes(engine, storage.row_id(tournament))) == 6
 
     app.text_input[0].input("cup")
     app.button(key="FormSubmitter:create_tournament-Create").click().run()

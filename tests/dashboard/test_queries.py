@@ -1,5 +1,5 @@
-"""The dashboard's queries (``arena.storage.queries``) against numbers computed from the
-stored records themselves, on SQLite and on PostgreSQL."""
+"""The read models of ``arena.storage`` (standings, statistics, overviews) against numbers
+computed from the stored records themselves, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -9,9 +9,13 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
+from arena import storage
+from arena.cli import main
 from arena.ratings.trueskill_model import DEFAULT_MODEL
-from arena.storage import queries, service
+from arena.storage.models import RatingSnapshot
 from tests.dashboard.seed import STDERR, Seeded
 
 
@@ -22,21 +26,20 @@ def seats_of(seeded: Seeded, index: int) -> list[int]:
 
 
 def test_tournaments_and_progress(seeded_any: Seeded) -> None:
-    found = queries.tournaments(seeded_any.engine)
+    found = storage.tournament_overview(seeded_any.engine)
     assert [t.name for t in found] == ["fresh", "live", "main"]
     assert [t.games_stored for t in found] == [0, 6, 24]
     assert [t.games_total for t in found] == [24, 24, 24]
     assert found[2].entrants == ("alpha@1.0", "bravo@1.0", "charlie@1.0", "delta@1.0")
-    progress = queries.progress(seeded_any.engine, seeded_any.tournament_id)
+    progress = storage.progress(seeded_any.engine, seeded_any.tournament_id)
     assert (progress.status, progress.stored, progress.total) == ("finished", 24, 24)
     assert progress.last_game_id == max(seeded_any.game_ids)
-    live = queries.progress(seeded_any.engine, seeded_any.running_id)
+    live = storage.progress(seeded_any.engine, seeded_any.running_id)
     assert (live.status, live.stored, live.fraction) == ("running", 6, 0.25)
 
 
-def test_standings_are_the_services(seeded_any: Seeded) -> None:
-    rows = queries.standings(seeded_any.engine, seeded_any.tournament_id)
-    assert rows == service.standings(seeded_any.engine, seeded_any.tournament_id)
+def test_standings_count_every_stored_game(seeded_any: Seeded) -> None:
+    rows = storage.standings(seeded_any.engine, seeded_any.tournament_id)
     assert [r.games for r in rows] == [18] * 4
 
 
@@ -44,9 +47,9 @@ def test_rating_history_starts_at_the_prior_and_ends_at_the_current_rating(
     seeded_any: Seeded,
 ) -> None:
     engine, tid = seeded_any.engine, seeded_any.tournament_id
-    points = queries.rating_history(engine, tid)
-    current = {r.bot_version_id: r for r in service.ratings(engine, tid)}
-    by_bot: dict[int, list[queries.RatingPoint]] = defaultdict(list)
+    points = storage.rating_history(engine, tid)
+    current = {r.bot_version_id: r for r in storage.ratings(engine, tid)}
+    by_bot: dict[int, list[storage.RatingPoint]] = defaultdict(list)
     for point in points:
         by_bot[point.bot_version_id].append(point)
     assert set(by_bot) == set(current)
@@ -57,15 +60,19 @@ def test_rating_history_starts_at_the_prior_and_ends_at_the_current_rating(
         assert series[-1].mu == pytest.approx(current[bot].mu)
         assert series[-1].games == current[bot].games == 18
         assert series[-1].bot == seeded_any.labels[bot]
-    snapshots = len(service.rating_history(engine, tid))
+    with Session(engine) as session:
+        snapshots = session.exec(
+            select(func.count()).where(col(RatingSnapshot.tournament_id) == tid)
+        ).one()
     assert len(points) == snapshots + 4  # every snapshot plus one prior per bot
-    thinned = queries.rating_history(engine, tid, max_points=2)
+    assert storage.rating_history(engine, tid, max_points=None) == points
+    thinned = storage.rating_history(engine, tid, max_points=2)
     for bot in current:
         series = [p for p in thinned if p.bot_version_id == bot]
         assert len(series) <= 1 + 3 and series[-1].games == 18
     alpha = seeded_any.versions["alpha"]
-    assert {p.bot for p in queries.rating_history(engine, tid, [alpha])} == {"alpha@1.0"}
-    assert queries.rating_history(engine, tid, []) == []
+    assert {p.bot for p in storage.rating_history(engine, tid, [alpha])} == {"alpha@1.0"}
+    assert storage.rating_history(engine, tid, []) == []
 
 
 def test_head_to_head_matches_the_records(seeded_any: Seeded) -> None:
@@ -76,7 +83,7 @@ def test_head_to_head_matches_the_records(seeded_any: Seeded) -> None:
             for j in range(3):
                 if seats[i] < seats[j]:
                     boards[(seats[i], seats[j])][index // 6].append(scores[i] - scores[j])
-    pairs = queries.head_to_head(seeded_any.engine, seeded_any.tournament_id)
+    pairs = storage.head_to_head(seeded_any.engine, seeded_any.tournament_id)
     assert {(p.a, p.b) for p in pairs} == set(boards)
     for pair in pairs:
         means = [statistics.fmean(d) for d in boards[(pair.a, pair.b)].values()]
@@ -87,7 +94,7 @@ def test_head_to_head_matches_the_records(seeded_any: Seeded) -> None:
         if len(means) == 1:
             assert math.isnan(pair.ci_low) and math.isnan(pair.ci_high)
         else:
-            half = queries.t_quantile(len(means) - 1) * statistics.stdev(means) / len(means) ** 0.5
+            half = storage.t_quantile(len(means) - 1) * statistics.stdev(means) / len(means) ** 0.5
             assert pair.ci_low == pytest.approx(pair.mean_diff - half)
             assert pair.ci_high == pytest.approx(pair.mean_diff + half)
         flipped = pair.flipped()
@@ -98,12 +105,12 @@ def test_head_to_head_interval_over_several_boards(tmp_path: Any) -> None:
     from tests.dashboard.seed import seed_database  # noqa: PLC0415
 
     seeded = seed_database(f"sqlite:///{tmp_path / 'two.db'}", boards=2, running_games=0)
-    pairs = queries.head_to_head(seeded.engine, seeded.tournament_id)
+    pairs = storage.head_to_head(seeded.engine, seeded.tournament_id)
     # Each pair sits at 2 of the 4 tables: 2 boards x 2 tables, 6 games each.
     assert all(p.boards == 4 and p.games == 24 for p in pairs)
     assert all(p.ci_low <= p.mean_diff <= p.ci_high for p in pairs)
-    assert queries.t_quantile(1) == pytest.approx(12.706)
-    assert queries.t_quantile(200) == 1.96
+    assert storage.t_quantile(1) == pytest.approx(12.706)
+    assert storage.t_quantile(200) == 1.96
 
 
 def _per_contract(seeded: Seeded) -> tuple[dict[Any, list[int]], dict[Any, int]]:
@@ -124,40 +131,40 @@ def _per_contract(seeded: Seeded) -> tuple[dict[Any, list[int]], dict[Any, int]]
 
 def test_contract_and_record_statistics_match_the_records(seeded_any: Seeded) -> None:
     contracts, trumps = _per_contract(seeded_any)
-    made = queries.contract_stats(seeded_any.engine, seeded_any.tournament_id)
+    made = storage.contract_stats(seeded_any.engine, seeded_any.tournament_id)
     assert {(m.bot, m.contract): [m.hands, m.made] for m in made} == {
         key: value[:2] for key, value in contracts.items()
     }
-    stats = queries.record_stats(seeded_any.engine, seeded_any.tournament_id, sample=1000)
+    stats = storage.record_stats(seeded_any.engine, seeded_any.tournament_id, sample=1000)
     assert (stats.games, stats.games_total) == (24, 24)
     assert {(b, c): (h, pytest.approx(d)) for b, c, h, d in stats.deltas} == {
         key: (value[0], pytest.approx(value[2] / value[0])) for key, value in contracts.items()
     }
     assert {(b, t): n for b, t, n in stats.trumps} == dict(trumps)
-    assert queries.record_stats(seeded_any.engine, seeded_any.tournament_id, sample=5).games == 5
+    assert storage.record_stats(seeded_any.engine, seeded_any.tournament_id, sample=5).games == 5
 
 
 def test_faults(seeded_any: Seeded) -> None:
     engine, tid = seeded_any.engine, seeded_any.tournament_id
     faulty = {seats_of(seeded_any, i)[seat] for i, seat in seeded_any.faulted}
-    counts = {c.bot_version_id: c for c in queries.fault_counts(engine, tid)}
+    counts = {c.bot_version_id: c for c in storage.fault_counts(engine, tid)}
     assert {b for b, c in counts.items() if c.faulted_games} == faulty
     assert sum(c.faulted_games for c in counts.values()) == len(seeded_any.faulted)
     assert all(c.games == 18 for c in counts.values())
-    rows = queries.faults(engine, tournament_id=tid)
+    rows = storage.faults(engine, tournament_id=tid)
     assert sorted((r.schedule_index, r.seat) for r in rows) == sorted(seeded_any.faulted)
     assert all(r.stderr_tail == STDERR and r.kind == "timeout" and r.hand == 1 for r in rows)
     assert [r.game_id for r in rows] == sorted((r.game_id for r in rows), reverse=True)
-    assert queries.faults(engine, bot_version_ids=list(faulty), limit=1)[0].game_id == max(
+    assert storage.faults(engine, bot_version_ids=list(faulty), limit=1)[0].game_id == max(
         r.game_id for r in rows
     )
     clean = [v for v in seeded_any.versions.values() if v not in faulty]
-    assert queries.faults(engine, bot_version_ids=clean) == []
-    assert queries.faults(engine, tournament_id=seeded_any.running_id) == []
+    assert storage.faults(engine, bot_version_ids=clean) == []
+    assert storage.faults(engine, tournament_id=seeded_any.running_id) == []
 
 
 def test_bots(seeded_any: Seeded) -> None:
-    bots = queries.bots(seeded_any.engine)
+    bots = storage.bot_overview(seeded_any.engine)
     assert [b.name for b in bots] == ["alpha", "bravo", "charlie", "delta"]
     assert sum(b.games for b in bots) == 3 * (24 + 6)
     alpha = bots[0].versions[0]
@@ -170,17 +177,39 @@ def test_bots(seeded_any: Seeded) -> None:
 def test_games_paging_and_filters(seeded_any: Seeded) -> None:
     engine, tid = seeded_any.engine, seeded_any.tournament_id
     delta = seeded_any.versions["delta"]
-    assert queries.game_count(engine, tid) == 24
-    assert queries.game_count(engine, tid, delta) == 18
-    page = queries.games(engine, tid, bot_version_id=delta, start=3, limit=5)
+    assert storage.game_count(engine, tid) == 24
+    assert storage.game_count(engine, tid, delta) == 18
+    page = storage.game_page(engine, tid, bot_version_id=delta, start=3, limit=5)
     assert len(page) == 5
     assert [g.schedule_index for g in page] == sorted(g.schedule_index for g in page)
     assert all(delta in g.seats and g.schedule_index >= 3 for g in page)
-    first = queries.games(engine, tid, limit=1)[0]
+    first = storage.game_page(engine, tid, limit=1)[0]
     record = seeded_any.records[0]
     assert first.schedule_index == 0 and list(first.players) == record["players"]
     assert list(first.scores) == record["result"]["scores"]
     assert list(first.winners) == record["result"]["winners"]
-    assert queries.game(engine, first.id) == first
-    assert queries.game(engine, 10**9) is None
-    assert queries.game_record(engine, first.id) == record
+    assert storage.game_row(engine, first.id) == first
+    assert storage.game_row(engine, 10**9) is None
+    assert storage.game_record(engine, first.id) == record
+
+
+def test_the_cli_prints_the_standings_the_dashboard_reads(
+    seeded_any: Seeded, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The Standings page shows storage.standings (test_pages.py); `arena standings` must
+    # print the same numbers, from the same function.
+    assert main(["standings", "main", "--db", seeded_any.url, "--data", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = storage.standings(seeded_any.engine, seeded_any.tournament_id)
+    for row in rows:
+        (line,) = [line for line in lines if f" {row.bot} " in line]
+        cells = [cell.strip() for cell in line.strip("│ ").split("│")]
+        assert cells[:7] == [
+            str(row.rank),
+            row.bot,
+            f"{row.conservative:.2f}",
+            f"{row.mu:.2f}",
+            f"{row.sigma:.2f}",
+            str(row.games),
+            str(row.wins),
+        ]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from arena.storage import service
+from arena import storage
 from arena.storage.database import open_database
 from tests.dashboard.test_archive import MANIFEST, zip_entries
 
@@ -65,5 +65,5 @@ def test_a_hostile_upload_is_one_line_on_the_page(
     errors = [str(e.value) for e in app.error]
     assert len(errors) == 1 and "\n" not in errors[0], errors
     assert errors[0].startswith("archive refused: ") and message in errors[0], errors
-    assert service.list_bots(open_database(url)) == []
+    assert storage.list_bots(open_database(url)) == []
     assert not (data / "bots").exists()

@@ -48,9 +48,10 @@ TIME_CONTROL = "decision=300,bank=1000,grace=50,startup=5000"
 NOFILE = 1024
 """The referee's descriptor limit in the flood tests: the flood is about four times that."""
 UNPROTECTED = (
-    "import arena.referee.match as match, arena.referee.server as server\n"
-    "match.reserve_descriptors = match.check_descriptors = lambda needed: None\n"
-    "server.DOOR_CONNECTIONS = 1 << 30\n"
+    "import arena.referee.doors as doors, arena.referee.gameloop as gameloop\n"
+    "import arena.referee.match as match\n"
+    "match.reserve_descriptors = gameloop.check_descriptors = lambda needed: None\n"
+    "doors.DOOR_CONNECTIONS = 1 << 30\n"
 )
 """The control's patch: the old unlimited path (no cap at the door, no descriptor check)."""
 FD_LIMIT_HIT = ("File descriptor limit reached", "Too many open files")

@@ -17,7 +17,7 @@ from arena.game import PRESETS
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import MatchConfig, MatchResult, SeatSpec, play_match
 from arena.referee.timecontrol import TimeControl
-from arena.sandbox import launch
+from arena.sandbox import workdirs
 from arena.sandbox.config import Layer, Limits, SandboxConfig, SandboxMode
 from arena.sandbox.probe import plan, probe
 
@@ -178,14 +178,14 @@ def private_dirs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     """Records every private directory the sandbox makes during a test, and checks at the
     end that each was wiped (only this test's: other matches may run on the machine)."""
     made: list[Path] = []
-    original = launch._private_dir
+    original = workdirs.make
 
     def recording(uid: int | None) -> Path:
         path = original(uid)
         made.append(path)
         return path
 
-    monkeypatch.setattr(launch, "_private_dir", recording)
+    monkeypatch.setattr(workdirs, "make", recording)
     yield made
     assert [p for p in made if p.exists()] == [], "a bot's private directory was not wiped"
 

@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pytest
 
+from arena import storage
 from arena.referee.build import BuildError, build
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.sandbox.build_sandbox import NETWORK_ENV, BuildLimits, network_allowed
 from arena.sandbox.config import Layer, SandboxConfig, SandboxMode
 from arena.sandbox.probe import probe
-from arena.storage import service
 from arena.storage.database import open_database
 from arena.submission import SubmitError, submit_bot
 from tests.sandbox.sandbox_support import leftovers, missing
@@ -193,7 +193,7 @@ def test_submit_refuses_a_build_that_steals_and_stores_nothing(
     thief = make_bot(tmp_path / "thief", f"cp {scene['secret']} stolen.txt", {})
     with pytest.raises(SubmitError, match="No such file"):  # not even in sight
         submit_bot(engine, thief.directory, scene["data"])
-    assert service.latest_version(engine, "thief") is None
+    assert storage.latest_version(engine, "thief") is None
     assert not (thief.directory / "stolen.txt").exists()
     # CONTROL: the old prefix copies the secret.
     assert run_legacy(thief, [scene["data"]]).returncode == 0

@@ -427,8 +427,8 @@ def test_seccomp_filter_closes_channels_between_bots(tmp_path: Path) -> None:
 
 HOLDER = """
 import sys, time
-from arena.sandbox import launch, quota
-private = launch._private_dir(None)
+from arena.sandbox import quota, workdirs
+private = workdirs.make(None)
 quota.hold(private)
 quota.mount(private / "home", 1 << 20, None)
 print(private, flush=True)
@@ -439,7 +439,7 @@ time.sleep(60)
 def test_sized_private_dirs_of_a_killed_referee_are_swept(tmp_path: Path) -> None:
     """A referee killed with SIGKILL leaves its bots' tmpfs mounts behind; the next one
     (its probe) unmounts and removes them, and leaves a live referee's alone."""
-    from arena.sandbox import launch, quota  # noqa: PLC0415 - the module under test
+    from arena.sandbox import quota, workdirs  # noqa: PLC0415 - the modules under test
 
     if (why := quota.available()) is not None:
         missing(f"sized tmpfs: {why}")
@@ -449,7 +449,7 @@ def test_sized_private_dirs_of_a_killed_referee_are_swept(tmp_path: Path) -> Non
     )
     assert holder.stdout is not None
     dead = Path(holder.stdout.readline().strip())
-    live = launch._private_dir(None)
+    live = workdirs.make(None)
     fd = quota.hold(live)
     quota.mount(live / "home", 1 << 20, None)
     try:
@@ -461,6 +461,6 @@ def test_sized_private_dirs_of_a_killed_referee_are_swept(tmp_path: Path) -> Non
         assert not dead.exists()
         assert os.path.ismount(live / "home")
     finally:
-        launch._wipe(live)
+        workdirs.wipe(live)
         os.close(fd)
     assert not live.exists()

@@ -43,7 +43,8 @@ def _snapshots(engine: Engine, tournament: Tournament) -> list[Snapshot]:
     assert tournament.id is not None
     return [
         (s.schedule_index, s.bot_version_id, s.mu, s.sigma, s.games)
-        for s in rating_history(engine, tournament.id)
+        for s in rating_history(engine, tournament.id, max_points=None)
+        if s.schedule_index >= 0  # not the prior each bot's history starts with
     ]
 
 

@@ -16,13 +16,14 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, text
 
+from arena import storage
 from arena.game.dealing import LEGACY_SHUFFLE
 from arena.game.observation import observe
 from arena.game.policies import GreedyPolicy, RandomPolicy
 from arena.game.record import game_record, replay_record
 from arena.game.rules import PRESETS
 from arena.game.state import GameState
-from arena.storage import migrate, open_database, service
+from arena.storage import migrate, open_database
 from arena.storage.database import MIGRATIONS_DIR, StorageError
 from arena.submission import submit_bot
 from arena.tournament.executor import LocalProcessExecutor
@@ -128,7 +129,7 @@ def test_a_legacy_tournament_migrates_and_resumes_with_its_old_deals(
     before = service_records(engine, tid)
 
     migrate(engine)  # 0001 -> 0002 with data in every table (SQLite rebuilds game)
-    tournament = service.get_tournament(engine, "old")
+    tournament = storage.get_tournament(engine, "old")
     assert (tournament.shuffle, tournament.seed, tournament.deal_secret) == (
         LEGACY_SHUFFLE,
         LEGACY_SEED,
@@ -141,16 +142,16 @@ def test_a_legacy_tournament_migrates_and_resumes_with_its_old_deals(
     assert [int(s) for (s,) in seeds] == [LEGACY_SEED, LEGACY_SEED]
 
     asyncio.run(run_tournament(engine, "old", LocalProcessExecutor(2)))
-    records = dict(service.tournament_records(engine, tid))
+    records = dict(storage.tournament_records(engine, tid))
     assert sorted(records) == list(range(6))
     for index, record in records.items():
         assert "shuffle" not in record and record["seed"] == LEGACY_SEED, index
         replay_record(record)  # verified against the legacy shuffle of its seed
         assert _first_deal(record) == _first_deal(records[0])
-    assert service.get_tournament(engine, "old").status == "finished"
+    assert storage.get_tournament(engine, "old").status == "finished"
 
     # A keyed tournament cannot be downgraded away (its seeds do not fit a BIGINT).
-    service.create_tournament(
+    storage.create_tournament(
         engine, name="new", ruleset="classic", rules_json=PRESETS["classic"].to_json(),
         time_control="decision=1000,bank=10000,grace=50,startup=10000", boards=1,
         seed=None, rating_mode="game", entries=[v.id for v in versions], games_total=6,
@@ -162,7 +163,7 @@ def test_a_legacy_tournament_migrates_and_resumes_with_its_old_deals(
 
 
 def service_records(engine: Engine, tid: int) -> list[tuple[int, dict[str, Any]]]:
-    return service.tournament_records(engine, tid)
+    return storage.tournament_records(engine, tid)
 
 
 def test_a_keyed_game_seed_round_trips_exactly(database_url: str) -> None:
@@ -180,7 +181,7 @@ def test_a_keyed_game_seed_round_trips_exactly(database_url: str) -> None:
         value = connection.execute(text("SELECT seed FROM probe")).scalar_one()
     assert column.process_result_value(value, engine.dialect) == big
     with pytest.raises(StorageError, match="seed must be from 0"):
-        service.create_tournament(
+        storage.create_tournament(
             engine, name="x", ruleset="classic", rules_json=PRESETS["classic"].to_json(),
             time_control="decision=1000,bank=10000,grace=50,startup=10000", boards=1,
             seed=2**63, rating_mode="game", entries=[], games_total=6,

@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from arena import storage
 from arena.cli import main
 from arena.game.dealing import LEGACY_SHUFFLE, board_key
 from arena.game.policies import RandomPolicy
@@ -36,7 +37,6 @@ from arena.game.rules import PRESETS
 from arena.referee.manifest import load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, play_match
 from arena.referee.timecontrol import TimeControl
-from arena.storage import queries, service
 from arena.storage.database import open_database
 from arena.tournament.executor import LocalProcessExecutor
 from arena.tournament.runner import plan, run_tournament
@@ -165,8 +165,8 @@ def test_secret_tournament_arena_faults_kill_and_resume(  # noqa: PLR0915 - one 
     assert main([*create, *db]) == 0
     assert "secret deals" in capsys.readouterr().out
     engine = open_database(url)
-    tournament = service.get_tournament(engine, "fair")
-    tid = service.row_id(tournament)
+    tournament = storage.get_tournament(engine, "fair")
+    tid = storage.row_id(tournament)
     assert tournament.seed is None and tournament.deal_secret
     secret = bytes.fromhex(tournament.deal_secret)
     keys = [board_key(secret, board) for board in range(2)]
@@ -185,11 +185,11 @@ def test_secret_tournament_arena_faults_kill_and_resume(  # noqa: PLR0915 - one 
     errors = [line for line in failed.stderr.splitlines() if line.startswith("arena: error:")]
     assert len(errors) == 1 and "the arena failed it 3 times in a row" in errors[0], failed.stderr
     assert "file descriptors" in errors[0] and "run again to resume" in errors[0]
-    assert service.stored_indexes(engine, tid) == set()  # nothing stored, nothing rated
-    assert service.standings(engine, tid) == [] or all(
-        row.games == 0 for row in service.standings(engine, tid)
+    assert storage.stored_indexes(engine, tid) == set()  # nothing stored, nothing rated
+    assert storage.standings(engine, tid) == [] or all(
+        row.games == 0 for row in storage.standings(engine, tid)
     )
-    faults = service.get_tournament(engine, "fair").arena_faults
+    faults = storage.get_tournament(engine, "fair").arena_faults
     assert faults >= 3
     assert main(["tournament", "status", "fair", *db]) == 0
     assert f"{faults} arena fault(s)" in capsys.readouterr().out
@@ -199,18 +199,18 @@ def test_secret_tournament_arena_faults_kill_and_resume(  # noqa: PLR0915 - one 
         run, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
     deadline = time.monotonic() + 180
-    while len(service.stored_indexes(engine, tid)) < 3:
+    while len(storage.stored_indexes(engine, tid)) < 3:
         assert runner.poll() is None, "the runner finished before it could be killed"
         assert time.monotonic() < deadline
         time.sleep(0.05)
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
-    assert len(service.stored_indexes(engine, tid)) < 12
+    assert len(storage.stored_indexes(engine, tid)) < 12
 
     # ... and resumed in process, with the executor's start/end log (finding 2).
     executor = LocalProcessExecutor(2)
     asyncio.run(run_tournament(engine, "fair", executor))
-    records = dict(service.tournament_records(engine, tid))
+    records = dict(storage.tournament_records(engine, tid))
     assert sorted(records) == list(range(12))
     schedule = plan(engine, "fair")[1]
     for game in schedule:
@@ -223,13 +223,13 @@ def test_secret_tournament_arena_faults_kill_and_resume(  # noqa: PLR0915 - one 
     assert _first_deal(records[0]) != _first_deal(records[6])
     seed_of = {g.schedule_index: g.seed for g in schedule}
     _assert_no_deal_overlaps(executor.events, seed_of, expect_parallel=True)
-    assert service.get_tournament(engine, "fair").arena_faults == faults  # no new ones
+    assert storage.get_tournament(engine, "fair").arena_faults == faults  # no new ones
     assert main(["standings", "fair", *db]) == 0
     assert f"arena faults: {faults} game(s)" in capsys.readouterr().out
     assert main(["tournament", "status", "fair", *db]) == 0
     status = capsys.readouterr().out
     assert "secret deals" in status and secret.hex() not in status
-    assert queries.progress(engine, tid).arena_faults == faults
+    assert storage.progress(engine, tid).arena_faults == faults
     engine.dispose()
 
 
@@ -277,7 +277,7 @@ def test_a_stored_version_whose_files_changed_does_not_play(
     assert main(["tournament", "create", "t", "--bots", "random_bot,greedy_bot,heuristic_bot",
                  "--boards", "1", *db]) == 0  # fmt: skip
     engine = open_database(url)
-    stored = Path(service.latest_version(engine, "greedy_bot").path)  # type: ignore[union-attr]
+    stored = Path(storage.latest_version(engine, "greedy_bot").path)  # type: ignore[union-attr]
     target = stored / "bot.py"
     os.chmod(target, 0o644)
     target.write_text(target.read_text() + "\n# changed after it was stored\n")
@@ -287,8 +287,8 @@ def test_a_stored_version_whose_files_changed_does_not_play(
     errors = [line for line in err if line.startswith("arena: error:")]
     assert len(errors) == 1 and "bot version greedy_bot@1.0.0" in errors[0], errors
     assert "changed" in errors[0]
-    tournament = service.get_tournament(engine, "t")
-    assert service.stored_indexes(engine, service.row_id(tournament)) == set()
+    tournament = storage.get_tournament(engine, "t")
+    assert storage.stored_indexes(engine, storage.row_id(tournament)) == set()
     assert tournament.status == "interrupted"
     engine.dispose()
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
+from arena import storage
 from arena.cli import main
 from arena.game.record import replay_record
 from arena.sandbox.probe import probe
-from arena.storage import service
 from arena.storage.database import open_database
 from arena.submission import SubmitError, submit_bot
 
@@ -45,11 +45,11 @@ def _comparable(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _state(engine: Engine, name: str) -> tuple[list[Any], list[Any]]:
-    tournament = service.get_tournament(engine, name)
-    records = [(i, _comparable(r)) for i, r in service.tournament_records(engine, tournament.id)]
+    tournament = storage.get_tournament(engine, name)
+    records = [(i, _comparable(r)) for i, r in storage.tournament_records(engine, tournament.id)]
     ratings = [
         (row.bot, round(row.mu, 9), round(row.sigma, 9), row.games)
-        for row in service.standings(engine, tournament.id)
+        for row in storage.standings(engine, tournament.id)
     ]
     return records, ratings
 
@@ -66,7 +66,7 @@ def test_submission_stores_only_what_passes(database_url: str, tmp_path: Path) -
     (changed / "NOTES.txt").write_text("a changed file makes a new version\n")
     newer, created = submit_bot(engine, changed, data)
     assert created and newer.seq == 2 and newer.label != version.label
-    assert [v.seq for v in service.bot_versions(engine, "random_bot")] == [1, 2]
+    assert [v.seq for v in storage.bot_versions(engine, "random_bot")] == [1, 2]
 
     crasher = tmp_path / "crasher"
     crasher.mkdir()
@@ -85,7 +85,7 @@ def test_submission_stores_only_what_passes(database_url: str, tmp_path: Path) -
     (crasher / "bot.toml").write_text("name = 'crasher'\n")
     with pytest.raises(SubmitError, match="missing required key"):
         submit_bot(engine, crasher, data)
-    assert service.latest_version(engine, "crasher") is None
+    assert storage.latest_version(engine, "crasher") is None
     assert not (data / "bots" / "crasher").exists() or not any(
         p for p in (data / "bots" / "crasher").iterdir() if not p.name.startswith(".staging")
     )
@@ -102,14 +102,14 @@ def test_round_robin_ranks_random_bot_last(
     assert main(["tournament", "run", "rr", "--parallel", "2", "--db", database_url,
                  "--data", str(data)]) == 0  # fmt: skip
     engine = open_database(database_url)
-    tournament = service.get_tournament(engine, "rr")
+    tournament = storage.get_tournament(engine, "rr")
     assert tournament.status == "finished"
-    records = service.tournament_records(engine, tournament.id)
+    records = storage.tournament_records(engine, tournament.id)
     assert [i for i, _ in records] == list(range(18))
     for _, record in records:
         replay_record(record)
         assert record["faults"] == []
-    rows = service.standings(engine, tournament.id)
+    rows = storage.standings(engine, tournament.id)
     assert rows[-1].bot.startswith("random_bot@")
     assert all(row.games == 18 for row in rows)
     out = capsys.readouterr().out
@@ -123,7 +123,7 @@ def test_round_robin_ranks_random_bot_last(
     before = _state(engine, "rr")
     assert main(["ratings", "recompute", "rr", "--db", database_url, "--data", str(data)]) == 0
     assert _state(engine, "rr") == before
-    game_id = service.tournament_game_ids(engine, tournament.id)[0]
+    game_id = storage.tournament_game_ids(engine, tournament.id)[0]
     assert main(["replay", str(game_id), "--db", database_url, "--data", str(data)]) == 0
     assert "trick 16" in capsys.readouterr().out
 
@@ -145,7 +145,7 @@ def test_kill_minus_nine_then_resume_is_exactly_once(
                  "--data", str(reference_data)]) == 0  # fmt: skip
 
     engine = open_database(database_url)
-    tournament = service.get_tournament(engine, "t")
+    tournament = storage.get_tournament(engine, "t")
     runner = subprocess.Popen(
         [
             sys.executable,
@@ -166,13 +166,13 @@ def test_kill_minus_nine_then_resume_is_exactly_once(
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while len(service.stored_indexes(engine, tournament.id)) < 7:
+    while len(storage.stored_indexes(engine, tournament.id)) < 7:
         assert runner.poll() is None, "the runner finished before it could be killed"
         assert time.monotonic() < deadline
         time.sleep(0.05)
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
-    stored_at_kill = len(service.stored_indexes(engine, tournament.id))
+    stored_at_kill = len(storage.stored_indexes(engine, tournament.id))
     assert 7 <= stored_at_kill < 24
     _assert_no_bot_survives(killed_data)
 
@@ -184,7 +184,7 @@ def test_kill_minus_nine_then_resume_is_exactly_once(
     for (index, resumed), (_, reference) in zip(resumed_records, reference_records, strict=True):
         assert resumed == reference, f"game {index} differs after the kill and resume"
     assert resumed_ratings == reference_ratings
-    assert len(service.stored_indexes(engine, tournament.id)) == 24
+    assert len(storage.stored_indexes(engine, tournament.id)) == 24
 
 
 def _assert_no_bot_survives(data: Path, wait_s: float = 10.0) -> None:
@@ -246,4 +246,4 @@ def test_a_build_step_cannot_read_the_data_directory(database_url: str, tmp_path
     with pytest.raises(SubmitError, match="No such file"):
         submit_bot(engine, thief, data)
     assert not (thief / "stolen.txt").exists()
-    assert service.latest_version(engine, "thief") is None
+    assert storage.latest_version(engine, "thief") is None

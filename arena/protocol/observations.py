@@ -1,0 +1,277 @@
+"""One seat's observation on the wire (``arena.v1.Observation``), with its parts: exchange
+legs, tricks, the request's options, and the public results of hands and of the game.
+
+:func:`observation_to_proto` converts only what :func:`~arena.game.observation.observe`
+already chose to reveal; it never reads hidden state. An observation survives the trip to
+protobuf and back unchanged (``tests/protocol/test_observations.py`` checks it at every
+decision point of random games), so a bot written with the SDK sees the same typed values
+as the built-in policies.
+"""
+
+from __future__ import annotations
+
+from arena.game.cards import Trump, card_texts
+from arena.game.ending import GameResult
+from arena.game.observation import (
+    HandSummary,
+    LegView,
+    Observation,
+    Request,
+    ShowView,
+    TrickView,
+)
+from arena.protocol import enums
+from arena.protocol.rules import rules_from_proto, rules_to_proto
+from arena.protocol.wire import (
+    ProtocolError,
+    decode_cards,
+    decode_seat,
+    decode_triple,
+)
+from arena.v1 import arena_pb2 as pb
+
+
+def _trump_or_none(value: int, where: str) -> Trump | None:
+    return None if value == pb.TRUMP_UNSPECIFIED else enums.TRUMP.decode(value, where)
+
+
+def observation_to_proto(obs: Observation) -> pb.Observation:
+    """The wire form of one seat's observation, field for field.
+
+    Fields that are ``None`` in the observation (unknown to the seat, or not applicable)
+    are left unset, which is how the wire tells "unknown" from "empty".
+    """
+    if (obs.previous_tricks is None) != (obs.previous_deltas is None):
+        raise ValueError("previous_tricks and previous_deltas are set together or not at all")
+    msg = pb.Observation(
+        seat=obs.seat,
+        ruleset=obs.ruleset,
+        rules=rules_to_proto(obs.rules),
+        hand_number=obs.hand_number,
+        dealer=obs.dealer,
+        contracts=obs.contracts,
+        scores=obs.scores,
+        dealt=card_texts(obs.dealt),
+        hand=card_texts(obs.hand),
+        exchange=[_leg_to_proto(leg) for leg in obs.exchange],
+        trump=pb.TRUMP_UNSPECIFIED if obs.trump is None else enums.TRUMP.encode(obs.trump),
+        kitty_taken=obs.kitty_taken,
+        kitty=None if obs.kitty is None else pb.CardList(cards=card_texts(obs.kitty)),
+        shown=[pb.Show(to=s.to, cards=card_texts(s.cards)) for s in obs.shown],
+        discard_done=obs.discard_done,
+        discards=None if obs.discards is None else pb.CardList(cards=card_texts(obs.discards)),
+        pending_give=card_texts(obs.pending_give),
+        tricks=[trick_to_proto(t) for t in obs.tricks],
+        current_trick=None if obs.current_trick is None else trick_to_proto(obs.current_trick),
+        tricks_won=obs.tricks_won,
+        phase=enums.PHASE.encode(obs.phase),
+        to_act=obs.to_act,
+        request=None if obs.request is None else _request_to_proto(obs.request),
+        history=[hand_summary_to_proto(h) for h in obs.history],
+        result=None if obs.result is None else game_result_to_proto(obs.result),
+    )
+    if obs.previous_tricks is not None and obs.previous_deltas is not None:
+        msg.previous_hand.tricks_won.extend(obs.previous_tricks)
+        msg.previous_hand.deltas.extend(obs.previous_deltas)
+    return msg
+
+
+def observation_from_proto(msg: pb.Observation) -> Observation:
+    """Rebuild the typed observation from its wire form (what the Python SDK gives bots).
+
+    :raises ProtocolError: if any field is malformed.
+    """
+    if not msg.HasField("rules"):
+        raise ProtocolError("observation.rules is not set")
+    previous_tricks: tuple[int, int, int] | None = None
+    previous_deltas: tuple[int, int, int] | None = None
+    if msg.HasField("previous_hand"):
+        previous = msg.previous_hand
+        previous_tricks = decode_triple(previous.tricks_won, "observation.previous_hand.tricks_won")
+        previous_deltas = decode_triple(previous.deltas, "observation.previous_hand.deltas")
+    return Observation(
+        seat=decode_seat(msg.seat, "observation.seat"),
+        ruleset=msg.ruleset,
+        rules=rules_from_proto(msg.rules, "observation.rules"),
+        hand_number=msg.hand_number,
+        dealer=decode_seat(msg.dealer, "observation.dealer"),
+        contracts=decode_triple(msg.contracts, "observation.contracts"),
+        scores=decode_triple(msg.scores, "observation.scores"),
+        previous_tricks=previous_tricks,
+        previous_deltas=previous_deltas,
+        dealt=decode_cards(msg.dealt, "observation.dealt"),
+        hand=decode_cards(msg.hand, "observation.hand"),
+        exchange=tuple(
+            _leg_from_proto(leg, f"observation.exchange[{i}]") for i, leg in enumerate(msg.exchange)
+        ),
+        trump=_trump_or_none(msg.trump, "observation.trump"),
+        kitty_taken=msg.kitty_taken,
+        kitty=decode_cards(msg.kitty.cards, "observation.kitty") if msg.HasField("kitty") else None,
+        shown=tuple(
+            ShowView(
+                decode_seat(s.to, f"observation.shown[{i}].to"),
+                decode_cards(s.cards, f"observation.shown[{i}].cards"),
+            )
+            for i, s in enumerate(msg.shown)
+        ),
+        discard_done=msg.discard_done,
+        discards=(
+            decode_cards(msg.discards.cards, "observation.discards")
+            if msg.HasField("discards")
+            else None
+        ),
+        pending_give=decode_cards(msg.pending_give, "observation.pending_give"),
+        tricks=tuple(
+            trick_from_proto(t, f"observation.tricks[{i}]") for i, t in enumerate(msg.tricks)
+        ),
+        current_trick=(
+            trick_from_proto(msg.current_trick, "observation.current_trick")
+            if msg.HasField("current_trick")
+            else None
+        ),
+        tricks_won=decode_triple(msg.tricks_won, "observation.tricks_won"),
+        phase=enums.PHASE.decode(msg.phase, "observation.phase"),
+        to_act=decode_seat(msg.to_act, "observation.to_act") if msg.HasField("to_act") else None,
+        request=(
+            _request_from_proto(msg.request, "observation.request")
+            if msg.HasField("request")
+            else None
+        ),
+        history=tuple(
+            hand_summary_from_proto(h, f"observation.history[{i}]")
+            for i, h in enumerate(msg.history)
+        ),
+        result=(
+            game_result_from_proto(msg.result, "observation.result")
+            if msg.HasField("result")
+            else None
+        ),
+    )
+
+
+def _leg_to_proto(leg: LegView) -> pb.Leg:
+    return pb.Leg(
+        index=leg.index,
+        giver=leg.giver,
+        receiver=leg.receiver,
+        count=leg.count,
+        status=enums.LEG_STATUS.encode(leg.status),
+        given=None if leg.given is None else pb.CardList(cards=card_texts(leg.given)),
+        returned=None if leg.returned is None else pb.CardList(cards=card_texts(leg.returned)),
+    )
+
+
+def _leg_from_proto(msg: pb.Leg, where: str) -> LegView:
+    return LegView(
+        index=msg.index,
+        giver=decode_seat(msg.giver, f"{where}.giver"),
+        receiver=decode_seat(msg.receiver, f"{where}.receiver"),
+        count=msg.count,
+        status=enums.LEG_STATUS.decode(msg.status, f"{where}.status"),
+        given=decode_cards(msg.given.cards, f"{where}.given") if msg.HasField("given") else None,
+        returned=(
+            decode_cards(msg.returned.cards, f"{where}.returned")
+            if msg.HasField("returned")
+            else None
+        ),
+    )
+
+
+def trick_to_proto(trick: TrickView) -> pb.Trick:
+    """The wire form of a trick, completed or in progress."""
+    return pb.Trick(leader=trick.leader, cards=card_texts(trick.cards), winner=trick.winner)
+
+
+def trick_from_proto(msg: pb.Trick, where: str) -> TrickView:
+    """Decode a trick of at most three cards.
+
+    :raises ProtocolError: if a field is malformed.
+    """
+    cards = decode_cards(msg.cards, f"{where}.cards")
+    if len(cards) > 3:
+        raise ProtocolError(f"{where}.cards: a trick has at most 3 cards, got {len(cards)}")
+    return TrickView(
+        leader=decode_seat(msg.leader, f"{where}.leader"),
+        cards=cards,
+        winner=decode_seat(msg.winner, f"{where}.winner") if msg.HasField("winner") else None,
+    )
+
+
+def _request_to_proto(request: Request) -> pb.Request:
+    return pb.Request(
+        kind=enums.DECISION_KIND.encode(request.kind),
+        cards=card_texts(request.cards),
+        trump_options=[enums.TRUMP.encode(t) for t in request.trump_options],
+        give_legs=[pb.GiveLeg(receiver=r, count=n) for r, n in request.give_legs],
+        discard_count=request.discard_count,
+    )
+
+
+def _request_from_proto(msg: pb.Request, where: str) -> Request:
+    return Request(
+        kind=enums.DECISION_KIND.decode(msg.kind, f"{where}.kind"),
+        cards=decode_cards(msg.cards, f"{where}.cards"),
+        trump_options=tuple(
+            enums.TRUMP.decode(t, f"{where}.trump_options[{i}]")
+            for i, t in enumerate(msg.trump_options)
+        ),
+        give_legs=tuple(
+            (decode_seat(leg.receiver, f"{where}.give_legs[{i}].receiver"), leg.count)
+            for i, leg in enumerate(msg.give_legs)
+        ),
+        discard_count=msg.discard_count,
+    )
+
+
+def hand_summary_to_proto(summary: HandSummary) -> pb.HandSummary:
+    """The public result of one completed hand."""
+    return pb.HandSummary(
+        number=summary.number,
+        dealer=summary.dealer,
+        contracts=summary.contracts,
+        trump=enums.TRUMP.encode(summary.trump),
+        tricks_won=summary.tricks_won,
+        deltas=summary.deltas,
+        scores=summary.scores,
+    )
+
+
+def hand_summary_from_proto(msg: pb.HandSummary, where: str = "summary") -> HandSummary:
+    """Decode a completed hand's summary.
+
+    :raises ProtocolError: if a field is malformed (a completed hand always has a trump).
+    """
+    return HandSummary(
+        number=msg.number,
+        dealer=decode_seat(msg.dealer, f"{where}.dealer"),
+        contracts=decode_triple(msg.contracts, f"{where}.contracts"),
+        trump=enums.TRUMP.decode(msg.trump, f"{where}.trump"),
+        tricks_won=decode_triple(msg.tricks_won, f"{where}.tricks_won"),
+        deltas=decode_triple(msg.deltas, f"{where}.deltas"),
+        scores=decode_triple(msg.scores, f"{where}.scores"),
+    )
+
+
+def game_result_to_proto(result: GameResult) -> pb.GameResult:
+    """The outcome of a finished game."""
+    return pb.GameResult(
+        winners=result.winners,
+        reason=enums.END_REASON.encode(result.reason),
+        scores=result.scores,
+        hands_played=result.hands_played,
+    )
+
+
+def game_result_from_proto(msg: pb.GameResult, where: str = "result") -> GameResult:
+    """Decode a game's outcome.
+
+    :raises ProtocolError: if a field is malformed.
+    """
+    if not msg.winners:
+        raise ProtocolError(f"{where}.winners is empty")
+    return GameResult(
+        winners=tuple(decode_seat(w, f"{where}.winners[{i}]") for i, w in enumerate(msg.winners)),
+        reason=enums.END_REASON.decode(msg.reason, f"{where}.reason"),
+        scores=decode_triple(msg.scores, f"{where}.scores"),
+        hands_played=msg.hands_played,
+    )

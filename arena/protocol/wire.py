@@ -1,0 +1,73 @@
+"""What every message group of the protocol shares: its version, its error, and the checked
+decoders of single fields (cards, seats, one value per seat).
+
+Direction matters for trust (STYLE.md 14). The ``*_to_proto`` functions of the group
+modules take values the engine built and may assume they are well formed. The
+``*_from_proto`` functions read what came over the wire: they check everything they decode
+through the helpers here (and :meth:`~arena.protocol.enums.WireEnum.decode` for enum values)
+and raise :class:`ProtocolError` with a one-line message, which the referee records as a
+``protocol`` fault. Whether a well-formed decision is *legal* is not decided here but by the
+engine (an ``illegal`` fault).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from arena.game.cards import Card, InvalidCardError
+from arena.game.state import Seat
+
+PROTOCOL_VERSION: Final = 1
+"""The protocol version of ``protos/arena/v1/arena.proto`` (``Hello.protocol_version``)."""
+
+_QUOTE_LIMIT: Final = 8
+
+
+class ProtocolError(ValueError):
+    """A message from the wire that breaks the protocol: unreadable card text, no variant
+    set, an unknown enum value, a list of the wrong length. The message is one line."""
+
+
+def decode_card(text: str, where: str) -> Card:
+    """One card text from the wire.
+
+    :raises ProtocolError: if *text* is not a card.
+    """
+    try:
+        return Card.parse(text)
+    except InvalidCardError:
+        # Quote at most a few characters: the message becomes a one-line fault detail in
+        # the game record, whatever a bot sent.
+        shown = repr(text) if len(text) <= _QUOTE_LIMIT else f"{text[:_QUOTE_LIMIT]!r}..."
+        raise ProtocolError(
+            f"{where}: not a card: {shown} (expected rank 2-9TJQKA + suit SHDC, e.g. 'TS')"
+        ) from None
+
+
+def decode_cards(texts: Iterable[str], where: str) -> tuple[Card, ...]:
+    """A list of card texts from the wire, in order; the error names the bad index.
+
+    :raises ProtocolError: if one text is not a card.
+    """
+    return tuple(decode_card(text, f"{where}[{i}]") for i, text in enumerate(texts))
+
+
+def decode_seat(value: int, where: str) -> Seat:
+    """A seat number from the wire.
+
+    :raises ProtocolError: unless *value* is 0, 1 or 2.
+    """
+    if not 0 <= value <= 2:
+        raise ProtocolError(f"{where}: seat must be 0, 1 or 2, not {value}")
+    return value
+
+
+def decode_triple(values: Sequence[int], where: str) -> tuple[int, int, int]:
+    """One value per seat from the wire.
+
+    :raises ProtocolError: unless there are exactly three values.
+    """
+    if len(values) != 3:
+        raise ProtocolError(f"{where}: expected one value per seat (3), got {len(values)}")
+    return (values[0], values[1], values[2])

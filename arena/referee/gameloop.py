@@ -1,0 +1,222 @@
+"""The game loop: one game between three seats, from the deal to its record.
+
+The referee alone holds the game state; a bot only ever receives
+``observe(state, seat)``, and every answer is checked against the rules before it is
+applied. On a bot's first fault in a game, the autopilot (:class:`GreedyPolicy`) plays
+its seat to the end of that game, so the other two seats' game completes and counts.
+Starting and stopping the bots is the seat runners' job (:mod:`arena.referee.seat`), the
+wording of faults that of :mod:`arena.referee.faults`; the match
+(:mod:`arena.referee.match`) runs this loop once per game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from arena import __version__
+from arena.game import GameState, IllegalActionError, observe
+from arena.game.actions import Decision
+from arena.game.policies import GreedyPolicy
+from arena.game.record import game_record
+from arena.protocol import convert
+from arena.referee.config import MatchConfig, PolicySeat, SeatStats
+from arena.referee.descriptors import check_descriptors, descriptors_needed
+from arena.referee.doors import RefereeServer
+from arena.referee.errors import BotError, BotIllegalAction, BotProtocolError
+from arena.referee.faults import fault_detail, fault_notice, fault_record
+from arena.referee.seat import SeatRunner
+from arena.referee.timecontrol import Clock
+from arena.v1 import arena_pb2 as pb
+
+
+class GameLoop:
+    """Plays the games of one match, one at a time, on the match's three seat runners."""
+
+    def __init__(self, config: MatchConfig, match_id: str, runners: Sequence[SeatRunner]) -> None:
+        self.config = config
+        self.match_id = match_id
+        self.runners = runners
+        self.autopilot = GreedyPolicy()
+        self.descriptors = descriptors_needed(sum(1 for r in runners if r.is_bot))
+        """Descriptors the match may hold at once."""
+
+    def welcome(self, seat: int) -> pb.Welcome:
+        """The Welcome a bot gets at *seat* when its stream is admitted."""
+        tc = self.config.time_control
+        return convert.welcome_to_proto(
+            convert.Welcome(
+                seat=seat,
+                match_id=self.match_id,
+                games_in_match=self.config.games,
+                time_control=convert.TimeControl(tc.decision_ms, tc.bank_ms),
+                referee_version=__version__,
+            )
+        )
+
+    async def play(
+        self, server: RefereeServer, index: int, stats: list[SeatStats]
+    ) -> dict[str, Any]:
+        """Play game *index* (from 0) to the end; its record. Adds the game to *stats*.
+
+        :raises ArenaFault: if the referee lacks the descriptors for the game.
+        """
+        config = self.config
+        seed = config.game_seed(index)
+        dealers = config.first_dealers or (0, 1, 2)
+        state = GameState(
+            config.rules,
+            seed,
+            first_dealer=dealers[index % len(dealers)],
+            shuffle=config.shuffle,
+        )
+        game_id = (
+            self.match_id
+            if self.config.games == 1 and self.config.match_id
+            else (f"{self.match_id}-{index + 1}")
+        )
+        faults: list[dict[str, Any]] = []
+        autopilot = [False, False, False]
+        # The arena's own shortage is never a bot's startup fault (raises ArenaFault).
+        check_descriptors(self.descriptors // 2)
+        refused_before = [server.refused(r.seat) for r in self.runners]
+        await self._start_bots(server, faults, autopilot)
+        labels = [r.label for r in self.runners]
+        self._broadcast(state, game_id, index, labels, autopilot)
+        clocks = [Clock(config.time_control) for _ in range(3)]
+        times: list[list[float]] = [[], [], []]
+        while not state.is_over:
+            seat = state.current_seat
+            hand = state.hand
+            runner = self.runners[seat]
+            if autopilot[seat] or not runner.is_bot:
+                policy = (
+                    runner.spec.policy if isinstance(runner.spec, PolicySeat) else self.autopilot
+                )
+                state.apply_decision(policy.act(observe(state, seat)))
+            else:
+                try:
+                    decision, elapsed = await self._ask(runner, state, clocks[seat])
+                    times[seat].append(round(elapsed * 1000, 3))
+                    try:
+                        state.apply_decision(decision)
+                    except IllegalActionError as exc:
+                        raise BotIllegalAction(str(exc)) from None
+                except BotError as error:
+                    kind = state.decision_kind
+                    notice = fault_notice(seat, hand.number, kind, error)
+                    tail, code = await runner.after_fault(error, notice)
+                    decision_name = kind.value if kind else "play"
+                    fault = fault_record(seat, hand.number, decision_name, error, tail)
+                    fault["detail"] = fault_detail(error, tail, code)
+                    faults.append(fault)
+                    autopilot[seat] = True
+                    state.apply_decision(self.autopilot.act(observe(state, seat)))
+            if hand.scores is not None:
+                self._send_all(
+                    autopilot,
+                    pb.RefereeMessage(
+                        hand_end=convert.hand_end_to_proto(convert.hand_end_from_log(hand))
+                    ),
+                )
+        assert state.result is not None
+        # A seat that faulted is no longer connected, so GameEnd never carries faults here.
+        self._send_all(
+            autopilot,
+            pb.RefereeMessage(
+                game_end=pb.GameEnd(
+                    game_id=game_id, result=convert.game_result_to_proto(state.result)
+                )
+            ),
+        )
+        refused = [server.refused(r.seat) - refused_before[r.seat] for r in self.runners]
+        self._tally(state, stats, faults, times)
+        for seat_stats, count in zip(stats, refused, strict=True):
+            seat_stats.refused += count
+        logs = [r.logs.take_new() if r.is_bot else None for r in self.runners]
+        extra = {
+            "game_id": game_id,
+            "match_id": self.match_id,
+            "time_control": str(config.time_control),
+            "timings": {"decision_ms": times},
+            "bot_logs": logs,
+            "referee": f"arena {__version__}",
+            "refused_streams": refused,
+        }
+        return game_record(state, labels, faults, extra)
+
+    async def _start_bots(
+        self, server: RefereeServer, faults: list[dict[str, Any]], autopilot: list[bool]
+    ) -> None:
+        """(Re)start every bot seat that needs it; a bot that fails is a startup fault."""
+        for runner in self.runners:
+            if self.config.fresh_process_per_game and runner.healthy:
+                await runner.stop()
+            try:
+                await runner.ensure_started(server, self.welcome(runner.seat))
+            except BotError as error:
+                faults.append(fault_record(runner.seat, 0, "startup", error, runner.logs.tail()))
+                autopilot[runner.seat] = True
+                await runner.stop(kill=True)
+
+    def _broadcast(
+        self, state: GameState, game_id: str, index: int, labels: list[str], autopilot: list[bool]
+    ) -> None:
+        tc = self.config.time_control
+        for runner in self.runners:
+            if runner.session is None or autopilot[runner.seat]:
+                continue
+            start = convert.GameStart(
+                game_id=game_id,
+                game_number=index + 1,
+                games_in_match=self.config.games,
+                rules=state.rules,
+                seat=runner.seat,
+                first_dealer=state.first_dealer,
+                players=(labels[0], labels[1], labels[2]),
+                time_control=convert.TimeControl(tc.decision_ms, tc.bank_ms),
+            )
+            runner.session.send(pb.RefereeMessage(game_start=convert.game_start_to_proto(start)))
+
+    def _send_all(self, autopilot: list[bool], message: pb.RefereeMessage) -> None:
+        for runner in self.runners:
+            if runner.session is not None and runner.healthy and not autopilot[runner.seat]:
+                runner.session.send(message)
+
+    async def _ask(
+        self, runner: SeatRunner, state: GameState, clock: Clock
+    ) -> tuple[Decision, float]:
+        assert runner.session is not None
+        obs = observe(state, runner.seat)
+        request = convert.request_to_proto(
+            obs, 0, self.config.time_control.decision_ms, int(clock.bank_ms)
+        )
+        start = time.perf_counter()
+        reply, _ = await runner.session.ask(request, clock.deadline_ms / 1000)
+        elapsed = time.perf_counter() - start
+        clock.charge(elapsed * 1000)
+        try:
+            return convert.decision_from_proto(reply), elapsed
+        except convert.ProtocolError as exc:
+            raise BotProtocolError(f"malformed answer: {exc}") from None
+
+    @staticmethod
+    def _tally(
+        state: GameState,
+        stats: list[SeatStats],
+        faults: list[dict[str, Any]],
+        times: list[list[float]],
+    ) -> None:
+        result = state.result
+        assert result is not None
+        for seat in range(3):
+            stats[seat].score += result.scores[seat]
+            stats[seat].decision_ms.extend(times[seat])
+            if seat in result.winners:
+                if result.is_draw:
+                    stats[seat].draws += 1
+                else:
+                    stats[seat].wins += 1
+        for fault in faults:
+            stats[fault["seat"]].faults += 1

@@ -1,0 +1,184 @@
+"""One seat's bot across the games of a match: start it, restart it, stop it for sure.
+
+A :class:`SeatRunner` owns the seat's process (or waits for its remote bot), its session
+and its captured output. On a bot's first fault in a game it tells the bot, keeps the
+stderr tail for the record and kills the process; the next game starts a new one. It
+also decides whose fault a failed start is: a bot whose own command cannot run gets a
+startup fault, while the host's failure (no descriptors, memory or processes, a sandbox
+that cannot be set up) is an :class:`~arena.referee.errors.ArenaFault`, never charged to
+a bot. The game loop (:mod:`arena.referee.gameloop`) only asks and records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import sys
+from typing import Any
+
+from arena.referee.config import MatchConfig, PolicySeat, RemoteSeat, SeatSpec
+from arena.referee.doors import RefereeServer
+from arena.referee.errors import ArenaFault, BotError, BotStartupError, FaultKind
+from arena.referee.manifest import BotManifest
+from arena.referee.process import BotProcess, LogCapture, bot_environment
+from arena.referee.session import Session
+from arena.sandbox.config import SandboxError
+from arena.v1 import arena_pb2 as pb
+
+LOGGER = logging.getLogger(__name__)
+
+
+class SeatRunner:
+    """One seat's bot across the games of a match: start, restart, ask, stop."""
+
+    def __init__(self, seat: int, spec: SeatSpec, config: MatchConfig) -> None:
+        self.seat = seat
+        self.spec = spec
+        self.config = config
+        self.logs = LogCapture(cap=config.log_cap)
+        self.process: BotProcess | None = None
+        self.session: Session | None = None
+        self.healthy = False
+        self.remote_label: str | None = None
+
+    @property
+    def label(self) -> str:
+        if isinstance(self.spec, BotManifest):
+            return self.spec.label
+        if isinstance(self.spec, PolicySeat):
+            return self.spec.label
+        return self.remote_label or f"{self.spec.name}@remote"
+
+    @property
+    def is_bot(self) -> bool:
+        return not isinstance(self.spec, PolicySeat)
+
+    async def ensure_started(self, server: RefereeServer, welcome: pb.Welcome) -> None:
+        """Make sure a healthy bot is connected to this seat.
+
+        :raises BotStartupError: if it cannot be started or does not connect in time.
+        """
+        if not self.is_bot or (
+            self.healthy and self.session is not None and not self.session.closed
+        ):
+            return
+        await self.stop(kill=True)
+        remote = isinstance(self.spec, RemoteSeat)
+        # A bot process dials its own door, so whatever it opens counts against it alone.
+        address = server.address if remote else await server.door(self.seat)
+        session = server.service.open_session(self.seat, welcome, None if remote else self.seat)
+        self.session = session
+        limit_s = self.config.time_control.startup_ms / 1000
+        if isinstance(self.spec, RemoteSeat):
+            announce = self.config.announce_remote or _print_remote
+            announce(self.seat, server.address, session.token)
+            waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(session.connected.wait())]
+        else:
+            assert isinstance(self.spec, BotManifest)
+            env = bot_environment(address, session.token)
+            try:
+                self.process = await self._spawn(env)
+            except (OSError, SandboxError) as exc:
+                server.service.forget(session)
+                raise _spawn_failure(self.spec, exc) from None
+            waiters = [
+                asyncio.ensure_future(session.connected.wait()),
+                asyncio.ensure_future(self.process.wait_exit()),
+            ]
+        _, pending = await asyncio.wait(
+            waiters, timeout=limit_s, return_when=asyncio.FIRST_COMPLETED
+        )
+        for waiter in pending:
+            waiter.cancel()
+        if not session.connected.is_set():
+            server.service.forget(session)
+            if self.process is not None and self.process.exited:
+                code = self.process.process.returncode
+                raise BotStartupError(f"exited with code {code} before connecting")
+            raise BotStartupError(f"did not connect within {limit_s * 1000:.0f} ms")
+        if not session.inbox.empty() and session.closed:
+            raise session.inbox.get_nowait()
+        if isinstance(self.spec, RemoteSeat) and session.hello is not None:
+            self.remote_label = f"{session.hello.bot_name}@{session.hello.bot_version}"
+        self.healthy = True
+
+    async def _spawn(self, env: dict[str, str]) -> BotProcess:
+        """Start the bot's process; one retry when the spawn itself fails.
+
+        A spawn failure is the host's problem, not the bot's (a missing command fails the
+        same way twice): under parallel workers a sandboxed spawn was seen to fail once
+        with ENOENT, and a single retry keeps that from being charged as a startup fault.
+        """
+        assert isinstance(self.spec, BotManifest)
+        try:
+            return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
+        except OSError as exc:
+            LOGGER.warning("spawning %s failed (%s); retrying once", self.spec.label, exc)
+            await asyncio.sleep(0.1)
+            return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
+
+    async def stop(self, *, kill: bool = False) -> None:
+        """End the session and the process (asked nicely unless *kill*)."""
+        if self.session is not None:
+            self.session.close()
+        if self.process is not None:
+            if kill:
+                self.process.kill_now()
+            await self.process.stop(0 if kill else self.config.stop_grace_s)
+            self.process = None
+        self.healthy = False
+
+    async def after_fault(self, error: BotError, notice: pb.Fault) -> tuple[str, int | None]:
+        """Tell the bot about its fault and stop it; the tail of its stderr as it was at the
+        fault (after the exit, for a crash, so the traceback is in) and a crash's exit code."""
+        self.healthy = False
+        exit_code = None
+        await asyncio.sleep(0.05)  # let the pipes deliver what the bot wrote before its answer
+        tail = self.logs.tail()
+        if self.process is not None and error.kind is FaultKind.CRASH:
+            with contextlib.suppress(TimeoutError):
+                exit_code = await asyncio.wait_for(self.process.wait_exit(), 1.0)
+            tail = self.logs.tail()
+        if self.session is not None:
+            notice.request_id = self.session.last_request_id
+            self.session.send(pb.RefereeMessage(fault=notice))
+            self.session.close()
+            if exit_code is None:  # a live bot gets its notice before the kill
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.session.flush(), 0.5)
+        if self.process is not None:
+            await self.stop(kill=True)
+        return tail, exit_code
+
+
+_BOT_SPAWN_ERRNOS = frozenset(
+    {errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG}
+)
+"""Errors that, naming the bot's own command, mean the bot cannot be run (its fault)."""
+
+
+def _spawn_failure(spec: BotManifest, exc: OSError | SandboxError) -> BotError | ArenaFault:
+    """Whose fault a spawn that failed twice is.
+
+    The bot's: its own command is missing or not executable (the exec error names it;
+    behind the sandbox's chain of helpers the same shows as an exit before connecting).
+    The arena's: anything else: no descriptors, memory or processes left, a helper of
+    the sandbox missing, a sandbox that cannot be set up, no free bot uid.
+    """
+    command = " ".join(spec.run)
+    if isinstance(exc, OSError) and exc.errno in _BOT_SPAWN_ERRNOS and exc.filename == spec.run[0]:
+        return BotStartupError(f"cannot start {command!r}: {exc.strerror or exc} ({exc.filename})")
+    what = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+    return ArenaFault(f"the arena could not start {spec.label}: {what}{where}")
+
+
+def _print_remote(seat: int, address: str, token: str) -> None:
+    """Tell the organiser what the remote author must set (on stderr)."""
+    print(
+        f"seat {seat}: waiting for a remote bot: ARENA_ADDRESS={address} ARENA_TOKEN={token}",
+        file=sys.stderr,
+        flush=True,
+    )

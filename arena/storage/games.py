@@ -1,0 +1,366 @@
+"""Game records: storing a finished game (with its per-seat rows and the rating update,
+atomically) and reading games back, whole or as headers without the record.
+
+Every game record is the replayable fact; ``game_seat`` holds the per-seat numbers derived
+from it once, at storing time, so that standings and statistics never load records.
+
+:raises StorageError: from every function, with a one-line message, for a refused
+    operation (duplicate game, unknown tournament, malformed record) or a database failure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, exists, func
+from sqlalchemy import select as sa_select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, select
+
+from arena.ratings.trueskill_model import RatingModel, ranks_for_game
+from arena.storage.bots import version_labels
+from arena.storage.database import (
+    StorageError,
+    database_errors,
+    read_rows,
+    read_session,
+    write_session,
+)
+from arena.storage.models import BOARD_SIZE, CONTRACTS, Entry, Game, GameSeat
+from arena.storage.ratings import rate_prefix, rating_model
+from arena.storage.tournaments import lock_tournament
+
+
+class GameAlreadyStored(StorageError):
+    """The tournament already has a game at this schedule index; nothing was changed."""
+
+
+@database_errors
+def stored_indexes(engine: Engine, tournament_id: int) -> set[int]:
+    """Schedule indexes of the games of a tournament already stored (to resume a run)."""
+    with read_session(engine) as session:
+        return set(
+            session.exec(
+                select(Game.schedule_index).where(Game.tournament_id == tournament_id)
+            ).all()
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatFacts:
+    """What one seat's row needs from a record."""
+
+    score: int
+    won: bool
+    faulted: bool
+    hands: dict[int, int]
+    made: dict[int, int]
+
+
+@database_errors
+def record_game(  # noqa: PLR0913  (keyword-only: one per schedule field)
+    engine: Engine,
+    tournament_id: int,
+    *,
+    schedule_index: int,
+    table_index: int,
+    board_index: int,
+    seating_index: int,
+    seed: int,
+    seats: Sequence[int],
+    record: Mapping[str, Any],
+    board_size: int = BOARD_SIZE,
+    model: RatingModel | None = None,
+) -> None:
+    """Store one finished game and bring the tournament's ratings up to date, atomically.
+
+    *seats* are the bot version ids by seat (three distinct entrants); *record* is the whole
+    ``arena952.game/1`` record. In one transaction: insert the game and its seats, then rate
+    every game (``game`` mode) or complete board of *board_size* games (``board`` mode) of
+    the gap-free stored prefix not yet rated. Concurrent callers for one tournament are
+    serialised on the tournament row, so the result never depends on arrival order. Pass
+    the same *board_size* and *model* (default ``DEFAULT_MODEL``) on every call.
+
+    :raises GameAlreadyStored: if the schedule index is already stored (nothing changes).
+    :raises StorageError: if the tournament is unknown, the index is outside the schedule,
+        the seats are not three distinct entrants, or the record has no result or is
+        malformed (nothing changes either).
+    """
+    facts, result = _record_facts(schedule_index, record)
+    try:
+        record_text = json.dumps(record, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StorageError(f"record of game {schedule_index} is not JSON: {exc}") from None
+    if len(seats) != 3 or len(set(seats)) != 3:
+        raise StorageError(f"game {schedule_index}: seats must be 3 distinct bot versions")
+    duplicate = f"game {schedule_index} of tournament {tournament_id} is already stored"
+    try:
+        with write_session(engine) as session:
+            tournament = lock_tournament(session, tournament_id)
+            if not 0 <= schedule_index < tournament.games_total:
+                raise StorageError(
+                    f"game {schedule_index}: outside the schedule 0..{tournament.games_total - 1}"
+                )
+            entrants = set(
+                session.exec(
+                    select(Entry.bot_version_id).where(Entry.tournament_id == tournament_id)
+                ).all()
+            )
+            strangers = [s for s in seats if s not in entrants]
+            if strangers:
+                raise StorageError(
+                    f"game {schedule_index}: bot version {strangers[0]} is not an entrant"
+                )
+            if session.exec(
+                select(Game.id).where(
+                    Game.tournament_id == tournament_id, Game.schedule_index == schedule_index
+                )
+            ).first():
+                raise GameAlreadyStored(duplicate)
+            game = Game(
+                tournament_id=tournament_id,
+                schedule_index=schedule_index,
+                table_index=table_index,
+                board_index=board_index,
+                seating_index=seating_index,
+                seed=seed,
+                seats=json.dumps(list(seats)),
+                record=record_text,
+                winners=json.dumps(result["winners"]),
+                reason=str(result["reason"]),
+                scores=json.dumps(result["scores"]),
+                hands_played=int(result.get("hands_played", 0)),
+                fault_count=len(record.get("faults") or []),
+            )
+            session.add(game)
+            session.flush()
+            assert game.id is not None
+            ranks = ranks_for_game([f.score for f in facts], [f.faulted for f in facts])
+            session.add_all(
+                GameSeat(
+                    game_id=game.id,
+                    seat=seat,
+                    bot_version_id=seats[seat],
+                    score=fact.score,
+                    rank=ranks[seat],
+                    won=fact.won,
+                    faulted=fact.faulted,
+                    hands_9=fact.hands[9],
+                    made_9=fact.made[9],
+                    hands_5=fact.hands[5],
+                    made_5=fact.made[5],
+                    hands_2=fact.hands[2],
+                    made_2=fact.made[2],
+                )
+                for seat, fact in enumerate(facts)
+            )
+            session.flush()
+            rate_prefix(session, tournament, rating_model(model), board_size)
+            session.commit()
+    except IntegrityError:
+        # The pre-check above makes this a race the row lock should already prevent.
+        raise GameAlreadyStored(duplicate) from None
+
+
+def _record_facts(
+    schedule_index: int, record: Mapping[str, Any]
+) -> tuple[list[_SeatFacts], Mapping[str, Any]]:
+    """Per-seat facts and the ``result`` of a record, checked only as far as we use them."""
+    where = f"record of game {schedule_index}"
+    result = record.get("result")
+    if not isinstance(result, Mapping):
+        raise StorageError(f"{where}: no result (the game is not finished)")
+    scores: Any = result.get("scores")
+    winners: Any = result.get("winners")
+    if not (_int_list(scores, 3) and isinstance(winners, list) and _int_list(winners, None)):
+        raise StorageError(f"{where}: result needs 3 integer scores and a list of winners")
+    faults = record.get("faults") or []
+    if not isinstance(faults, list) or not all(
+        isinstance(f, Mapping) and f.get("seat") in (0, 1, 2) for f in faults
+    ):
+        raise StorageError(f"{where}: faults must be entries with a seat 0, 1 or 2")
+    faulted = {f["seat"] for f in faults}
+    hands = [dict.fromkeys(CONTRACTS, 0) for _ in range(3)]
+    made = [dict.fromkeys(CONTRACTS, 0) for _ in range(3)]
+    for hand in record.get("hands") or []:
+        if not isinstance(hand, Mapping) or hand.get("deltas") is None:
+            continue  # a hand cut short (no scores) counts for nobody
+        contracts: Any = hand.get("contracts")
+        tricks: Any = hand.get("tricks_won")
+        if not (_int_list(contracts, 3) and _int_list(tricks, 3)):
+            raise StorageError(f"{where}: hand {hand.get('number')} lacks contracts/tricks_won")
+        for seat in range(3):
+            if contracts[seat] in hands[seat]:
+                hands[seat][contracts[seat]] += 1
+                made[seat][contracts[seat]] += tricks[seat] >= contracts[seat]
+    facts = [_SeatFacts(scores[s], s in winners, s in faulted, hands[s], made[s]) for s in range(3)]
+    return facts, result
+
+
+def _int_list(value: Any, length: int | None) -> bool:
+    return (
+        isinstance(value, list)
+        and (length is None or len(value) == length)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+@database_errors
+def game_record(engine: Engine, game_id: int) -> dict[str, Any]:
+    """The whole stored record of a game (``arena replay`` and the dashboard's replays).
+
+    :raises StorageError: if there is no such game.
+    """
+    with read_session(engine) as session:
+        text = session.exec(select(Game.record).where(Game.id == game_id)).first()
+    if text is None:
+        raise StorageError(f"no game with id {game_id}")
+    record: dict[str, Any] = json.loads(text)
+    return record
+
+
+@database_errors
+def tournament_game_ids(engine: Engine, tournament_id: int) -> list[int]:
+    """Ids of the stored games of a tournament, in schedule order."""
+    with read_session(engine) as session:
+        return [
+            game_id
+            for game_id in session.exec(
+                select(Game.id)
+                .where(Game.tournament_id == tournament_id)
+                .order_by(col(Game.schedule_index))
+            ).all()
+            if game_id is not None
+        ]
+
+
+@database_errors
+def tournament_records(engine: Engine, tournament_id: int) -> list[tuple[int, dict[str, Any]]]:
+    """``(schedule_index, record)`` of every stored game of a tournament, in schedule order."""
+    with read_session(engine) as session:
+        rows = session.exec(
+            select(Game.schedule_index, Game.record)
+            .where(Game.tournament_id == tournament_id)
+            .order_by(col(Game.schedule_index))
+        ).all()
+    return [(index, json.loads(text)) for index, text in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A stored game without its record."""
+
+    id: int
+    tournament_id: int
+    schedule_index: int
+    table_index: int
+    board_index: int
+    seating_index: int
+    seats: tuple[int, int, int]
+    """Bot version ids by seat."""
+    players: tuple[str, str, str]
+    """Bot version labels by seat."""
+    scores: tuple[int, int, int]
+    winners: tuple[int, ...]
+    reason: str
+    hands_played: int
+    fault_count: int
+
+
+# The header columns only: a record is ~7 kB of JSON, and the pages list games by the 100.
+_HEADER = sa_select(
+    col(Game.id),
+    col(Game.tournament_id),
+    col(Game.schedule_index),
+    col(Game.table_index),
+    col(Game.board_index),
+    col(Game.seating_index),
+    col(Game.seats),
+    col(Game.scores),
+    col(Game.winners),
+    col(Game.reason),
+    col(Game.hands_played),
+    col(Game.fault_count),
+)
+
+
+def _game_rows(engine: Engine, rows: Sequence[Any]) -> list[GameRow]:
+    if not rows:
+        return []
+    labels = version_labels(engine)
+    out = []
+    for row in rows:
+        seats = json.loads(row.seats)
+        scores = json.loads(row.scores)
+        out.append(
+            GameRow(
+                id=row.id,
+                tournament_id=row.tournament_id,
+                schedule_index=row.schedule_index,
+                table_index=row.table_index,
+                board_index=row.board_index,
+                seating_index=row.seating_index,
+                seats=(seats[0], seats[1], seats[2]),
+                players=(
+                    labels.get(seats[0], "?"),
+                    labels.get(seats[1], "?"),
+                    labels.get(seats[2], "?"),
+                ),
+                scores=(scores[0], scores[1], scores[2]),
+                winners=tuple(json.loads(row.winners)),
+                reason=row.reason,
+                hands_played=row.hands_played,
+                fault_count=row.fault_count,
+            )
+        )
+    return out
+
+
+@database_errors
+def game_page(
+    engine: Engine,
+    tournament_id: int,
+    *,
+    bot_version_id: int | None = None,
+    start: int = 0,
+    limit: int = 50,
+) -> list[GameRow]:
+    """Stored games of a tournament from schedule index *start* on, optionally of one bot."""
+    statement = _HEADER.where(
+        col(Game.tournament_id) == tournament_id, col(Game.schedule_index) >= start
+    )
+    if bot_version_id is not None:
+        statement = statement.where(
+            exists().where(
+                col(GameSeat.game_id) == col(Game.id),
+                col(GameSeat.bot_version_id) == bot_version_id,
+            )
+        )
+    statement = statement.order_by(col(Game.schedule_index)).limit(max(0, limit))
+    return _game_rows(engine, read_rows(engine, statement))
+
+
+@database_errors
+def game_count(engine: Engine, tournament_id: int, bot_version_id: int | None = None) -> int:
+    """Stored games of a tournament, optionally only those where one bot sat."""
+    statement = (
+        sa_select(func.count()).select_from(Game).where(col(Game.tournament_id) == tournament_id)
+    )
+    if bot_version_id is not None:
+        statement = statement.join(GameSeat, col(GameSeat.game_id) == col(Game.id)).where(
+            col(GameSeat.bot_version_id) == bot_version_id
+        )
+    return int(read_rows(engine, statement)[0][0])
+
+
+@database_errors
+def game_row(engine: Engine, game_id: int) -> GameRow | None:
+    """One stored game without its record, or ``None``."""
+    found = _game_rows(engine, read_rows(engine, _HEADER.where(col(Game.id) == game_id)))
+    return found[0] if found else None

@@ -1,0 +1,380 @@
+"""The dashboard's statistics: head-to-head score differences, contracts made, per-contract
+deltas and trump calls, and faults.
+
+Sums come from the narrow ``game_seat`` table; records are read only where nothing else
+holds the numbers, and then a bounded number of them: per-contract deltas and trump calls
+from a sample of the most recent games (whose size the result states), fault details from
+faulted games only.
+
+:raises StorageError: from every function, for a database failure.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from sqlalchemy import Engine, and_, case, func
+from sqlalchemy import select as sa_select
+from sqlalchemy.orm import aliased
+from sqlmodel import col
+
+from arena.storage.bots import version_labels
+from arena.storage.database import database_errors, read_rows
+from arena.storage.models import BOARD_SIZE, BotVersion, Game, GameSeat, Tournament
+
+DEFAULT_SAMPLE: Final = 2000
+"""Games read for the record-based statistics (per-contract deltas, trump calls)."""
+_T_975: Final = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+"""Student's t 97.5% quantiles for 1..30 degrees of freedom (then 1.96)."""
+
+
+def t_quantile(df: int) -> float:
+    """The two-sided 95% critical value of Student's t with *df* degrees of freedom."""
+    if df < 1:
+        return math.nan
+    return _T_975[df - 1] if df <= len(_T_975) else 1.96
+
+
+# ------------------------------------------------------------------------ head to head
+
+
+@dataclass(frozen=True, slots=True)
+class HeadToHead:
+    """Two bots that shared tables: how many points per game *a* scored more than *b*."""
+
+    a: int
+    b: int
+    bot_a: str
+    bot_b: str
+    games: int
+    boards: int
+    """Independent units: a duplicate board (6 seatings of one deal sequence) at one table."""
+    mean_diff: float
+    """Mean of ``score_a - score_b`` per game played together."""
+    ci_low: float
+    """95% confidence interval of the mean (Student's t over boards); NaN with one board."""
+    ci_high: float
+
+    def flipped(self) -> HeadToHead:
+        """The same pair seen from *b*."""
+        return HeadToHead(
+            self.b,
+            self.a,
+            self.bot_b,
+            self.bot_a,
+            self.games,
+            self.boards,
+            -self.mean_diff,
+            -self.ci_high,
+            -self.ci_low,
+        )
+
+
+@database_errors
+def head_to_head(
+    engine: Engine, tournament_id: int, board_size: int = BOARD_SIZE
+) -> list[HeadToHead]:
+    """For each pair of bots of a tournament, their mean score difference with a 95% CI.
+
+    The games of a duplicate board replay the same deals under every seating, so they are
+    not independent: the interval treats each board at a table as one observation (its
+    per-game mean difference), which is what the duplicate format is for.
+    """
+    seat_a, seat_b = aliased(GameSeat, name="sa"), aliased(GameSeat, name="sb")
+    per_board = (
+        sa_select(
+            col(seat_a.bot_version_id).label("a"),
+            col(seat_b.bot_version_id).label("b"),
+            func.count().label("n"),
+            # True division of integers (SQLAlchemy casts on either backend).
+            (func.sum(col(seat_a.score) - col(seat_b.score)) / func.count()).label("m"),
+        )
+        .select_from(Game)
+        .join(seat_a, col(seat_a.game_id) == col(Game.id))
+        .join(
+            seat_b,
+            and_(
+                col(seat_b.game_id) == col(Game.id),
+                col(seat_a.bot_version_id) < col(seat_b.bot_version_id),
+            ),
+        )
+        .where(col(Game.tournament_id) == tournament_id)
+        .group_by(
+            col(seat_a.bot_version_id),
+            col(seat_b.bot_version_id),
+            col(Game.schedule_index) // board_size,
+        )
+        .subquery("boards")
+    )
+    board = per_board.c
+    rows = read_rows(
+        engine,
+        sa_select(
+            board.a,
+            board.b,
+            func.count(),
+            func.sum(board.n),
+            func.sum(board.m),
+            func.sum(board.m * board.m),
+        )
+        .group_by(board.a, board.b)
+        .order_by(board.a, board.b),
+    )
+    labels = version_labels(engine)
+    pairs = []
+    for a, b, boards, games, total, squares in rows:
+        mean = float(total) / boards
+        if boards > 1:
+            variance = max(0.0, (float(squares) - boards * mean * mean) / (boards - 1))
+            half = t_quantile(boards - 1) * math.sqrt(variance / boards)
+        else:
+            half = math.nan
+        pairs.append(
+            HeadToHead(
+                a,
+                b,
+                labels.get(a, str(a)),
+                labels.get(b, str(b)),
+                int(games),
+                int(boards),
+                mean,
+                mean - half,
+                mean + half,
+            )
+        )
+    return pairs
+
+
+# --------------------------------------------------------------------------- contracts
+
+
+@dataclass(frozen=True, slots=True)
+class ContractStats:
+    """How a bot did in one contract seat (9, 5 or 2)."""
+
+    bot_version_id: int
+    bot: str
+    contract: int
+    hands: int
+    made: int
+    """Hands where it took at least its contract."""
+
+    @property
+    def made_rate(self) -> float | None:
+        """Share of hands made; ``None`` before any hand."""
+        return self.made / self.hands if self.hands else None
+
+
+@database_errors
+def contract_stats(engine: Engine, tournament_id: int) -> list[ContractStats]:
+    """Per bot and contract: hands played and made, over every stored game (SQL sums)."""
+    seat = GameSeat
+    rows = read_rows(
+        engine,
+        sa_select(
+            col(seat.bot_version_id),
+            col(BotVersion.label),
+            func.sum(col(seat.hands_9)),
+            func.sum(col(seat.made_9)),
+            func.sum(col(seat.hands_5)),
+            func.sum(col(seat.made_5)),
+            func.sum(col(seat.hands_2)),
+            func.sum(col(seat.made_2)),
+        )
+        .join(Game, col(Game.id) == col(seat.game_id))
+        .join(BotVersion, col(BotVersion.id) == col(seat.bot_version_id))
+        .where(col(Game.tournament_id) == tournament_id)
+        .group_by(col(seat.bot_version_id), col(BotVersion.label))
+        .order_by(col(BotVersion.label)),
+    )
+    out = []
+    for bot, label, h9, m9, h5, m5, h2, m2 in rows:
+        for contract, hands, made in ((9, h9, m9), (5, h5, m5), (2, h2, m2)):
+            out.append(ContractStats(bot, label, contract, int(hands or 0), int(made or 0)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RecordStats:
+    """Statistics that need the records, from the most recent *games* games."""
+
+    games: int
+    """Games read (the most recent ones of the tournament)."""
+    games_total: int
+    """Games stored in the tournament."""
+    deltas: tuple[tuple[str, int, int, float], ...]
+    """``(bot, contract, hands, mean delta)``: tricks won minus contract, per hand."""
+    trumps: tuple[tuple[str, str, int], ...]
+    """``(bot, trump call, count)`` over the hands the bot dealt."""
+
+
+@database_errors
+def record_stats(engine: Engine, tournament_id: int, sample: int = DEFAULT_SAMPLE) -> RecordStats:
+    """Per-contract mean deltas and trump calls per bot, from the latest *sample* games."""
+    of_tournament = col(Game.tournament_id) == tournament_id
+    ((total,),) = read_rows(engine, sa_select(func.count()).select_from(Game).where(of_tournament))
+    rows = read_rows(
+        engine,
+        sa_select(col(Game.seats), col(Game.record))
+        .where(of_tournament)
+        .order_by(col(Game.schedule_index).desc())
+        .limit(max(0, sample)),
+    )
+    delta_sum: dict[tuple[int, int], int] = {}
+    delta_hands: dict[tuple[int, int], int] = {}
+    trumps: dict[tuple[int, str], int] = {}
+    for seats_text, record_text in rows:
+        seats = json.loads(seats_text)
+        record = json.loads(record_text)
+        for hand in record.get("hands") or []:
+            deltas = hand.get("deltas")
+            if deltas is None:
+                continue
+            for seat in range(3):
+                key = (seats[seat], hand["contracts"][seat])
+                delta_sum[key] = delta_sum.get(key, 0) + deltas[seat]
+                delta_hands[key] = delta_hands.get(key, 0) + 1
+            dealer_key = (seats[hand["dealer"]], str(hand.get("trump")))
+            trumps[dealer_key] = trumps.get(dealer_key, 0) + 1
+    labels = version_labels(engine)
+    return RecordStats(
+        games=len(rows),
+        games_total=int(total),
+        deltas=tuple(
+            sorted(
+                (labels.get(bot, str(bot)), contract, hands, delta_sum[(bot, contract)] / hands)
+                for (bot, contract), hands in delta_hands.items()
+            )
+        ),
+        trumps=tuple(
+            sorted((labels.get(bot, str(bot)), trump, n) for (bot, trump), n in trumps.items())
+        ),
+    )
+
+
+# ----------------------------------------------------------------------------- faults
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRow:
+    """One fault of one bot in one stored game."""
+
+    game_id: int
+    tournament: str
+    schedule_index: int
+    seat: int
+    bot_version_id: int
+    bot: str
+    hand: int
+    decision: str
+    kind: str
+    detail: str
+    autopilot: bool
+    stderr_tail: str
+
+
+@dataclass(frozen=True, slots=True)
+class FaultCount:
+    """A bot's games and faulted games in a tournament."""
+
+    bot_version_id: int
+    bot: str
+    games: int
+    faulted_games: int
+
+
+@database_errors
+def fault_counts(engine: Engine, tournament_id: int) -> list[FaultCount]:
+    """Per bot of a tournament: games played and games with at least one fault."""
+    rows = read_rows(
+        engine,
+        sa_select(
+            col(GameSeat.bot_version_id),
+            col(BotVersion.label),
+            func.count(),
+            func.sum(case((col(GameSeat.faulted), 1), else_=0)),
+        )
+        .join(Game, col(Game.id) == col(GameSeat.game_id))
+        .join(BotVersion, col(BotVersion.id) == col(GameSeat.bot_version_id))
+        .where(col(Game.tournament_id) == tournament_id)
+        .group_by(col(GameSeat.bot_version_id), col(BotVersion.label))
+        .order_by(col(BotVersion.label)),
+    )
+    return [FaultCount(b, label, int(n), int(f or 0)) for b, label, n, f in rows]
+
+
+@database_errors
+def faults(
+    engine: Engine,
+    *,
+    tournament_id: int | None = None,
+    bot_version_ids: Sequence[int] | None = None,
+    limit: int = 100,
+) -> list[FaultRow]:
+    """Faults of the latest faulted games (newest first), of some bots or of a tournament.
+
+    Only the records of faulted games are read (found through ``game_seat.faulted``), at
+    most *limit* of them.
+    """
+    if bot_version_ids is not None and not bot_version_ids:
+        return []
+    faulted = (
+        sa_select(col(GameSeat.game_id))
+        .distinct()
+        .join(Game, col(Game.id) == col(GameSeat.game_id))
+        .where(col(GameSeat.faulted))
+    )
+    if bot_version_ids is not None:
+        faulted = faulted.where(col(GameSeat.bot_version_id).in_(list(bot_version_ids)))
+    if tournament_id is not None:
+        faulted = faulted.where(col(Game.tournament_id) == tournament_id)
+    faulted = faulted.order_by(col(GameSeat.game_id).desc()).limit(max(0, limit))
+    game_ids = [row[0] for row in read_rows(engine, faulted)]
+    if not game_ids:
+        return []
+    labels = version_labels(engine)
+    wanted = None if bot_version_ids is None else set(bot_version_ids)
+    out: list[FaultRow] = []
+    for game_id, name, index, seats_text, record_text in read_rows(
+        engine,
+        sa_select(
+            col(Game.id),
+            col(Tournament.name),
+            col(Game.schedule_index),
+            col(Game.seats),
+            col(Game.record),
+        )
+        .join(Tournament, col(Tournament.id) == col(Game.tournament_id))
+        .where(col(Game.id).in_(game_ids))
+        .order_by(col(Game.id).desc()),
+    ):
+        seats = json.loads(seats_text)
+        for fault in json.loads(record_text).get("faults") or []:
+            seat = fault.get("seat")
+            if seat not in (0, 1, 2) or (wanted is not None and seats[seat] not in wanted):
+                continue
+            out.append(
+                FaultRow(
+                    game_id=game_id,
+                    tournament=name,
+                    schedule_index=index,
+                    seat=seat,
+                    bot_version_id=seats[seat],
+                    bot=labels.get(seats[seat], str(seats[seat])),
+                    hand=int(fault.get("hand") or 0),
+                    decision=str(fault.get("decision", "")),
+                    kind=str(fault.get("kind", "")),
+                    detail=str(fault.get("detail", "")),
+                    autopilot=bool(fault.get("autopilot", False)),
+                    stderr_tail=str(fault.get("stderr_tail") or ""),
+                )
+            )
+    return out

@@ -1,0 +1,349 @@
+"""Tournaments: creating one with its entrants, its status, the arena-fault count, and the
+overview and progress the CLI and the dashboard show.
+
+:raises StorageError: from every function, with a one-line message, for a refused
+    operation (duplicate name, unknown entrant, invalid value) or a database failure.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import Engine, func
+from sqlalchemy import select as sa_select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from arena.game.dealing import HMAC_SHUFFLE, LEGACY_SHUFFLE, SHUFFLES, secret_from_seed
+from arena.storage.database import (
+    StorageError,
+    database_errors,
+    read_rows,
+    read_session,
+    write_session,
+)
+from arena.storage.models import (
+    STATUSES,
+    BotVersion,
+    Entry,
+    Game,
+    Tournament,
+    TournamentCreate,
+    row_id,
+    utcnow,
+)
+
+LOGGER = logging.getLogger(__name__)
+
+
+@database_errors
+def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament column)
+    engine: Engine,
+    *,
+    name: str,
+    ruleset: str,
+    rules_json: str | Mapping[str, Any],
+    time_control: str,
+    boards: int,
+    seed: int | None,
+    rating_mode: str,
+    entries: Sequence[int],
+    games_total: int,
+    format: str = "round_robin",
+    deal_secret: bytes | None = None,
+    shuffle: str = HMAC_SHUFFLE,
+) -> Tournament:
+    """Store a new tournament and its entrants (bot version ids, in order).
+
+    Keyed tournaments (*shuffle* ``hmac-sha256/1``, the default) need the *deal_secret*
+    their board keys come from; *seed* is the explicit seed it was made from, if any
+    (reported as predictable). Legacy (``mt19937``) tournaments need a *seed*.
+
+    :raises StorageError: if the name exists, an entrant is unknown or repeated, or a
+        value is invalid (rating mode other than ``game``/``board``, boards < 1, ...).
+    """
+    rules = rules_json if isinstance(rules_json, str) else json.dumps(dict(rules_json))
+    try:
+        spec = TournamentCreate.model_validate(
+            {
+                "name": name,
+                "ruleset": ruleset,
+                "rules": rules,
+                "time_control": time_control,
+                "format": format,
+                "boards": boards,
+                "seed": seed,
+                "rating_mode": rating_mode,
+                "games_total": games_total,
+            }
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise StorageError(f"tournament {name!r}: {where}: {error['msg']}") from None
+    if len(set(entries)) != len(entries):
+        raise StorageError(f"tournament {name!r}: an entrant is listed twice")
+    if shuffle == HMAC_SHUFFLE and deal_secret is None and seed is not None:
+        deal_secret = secret_from_seed(seed)  # an explicit seed is its own (known) secret
+    if shuffle == HMAC_SHUFFLE and not deal_secret:
+        raise StorageError(f"tournament {name!r}: keyed deals need a deal secret or a seed")
+    if shuffle == LEGACY_SHUFFLE and (seed is None or deal_secret is not None):
+        raise StorageError(f"tournament {name!r}: legacy deals need a seed and no secret")
+    if shuffle not in SHUFFLES:
+        raise StorageError(f"tournament {name!r}: unknown shuffle {shuffle!r}")
+    if seed is not None and not 0 <= seed < 2**63:
+        raise StorageError(f"tournament {name!r}: seed must be from 0 to {2**63 - 1}")
+    exists = StorageError(f"tournament {name!r} already exists")
+    try:
+        with write_session(engine) as session:
+            if session.exec(select(Tournament.id).where(Tournament.name == name)).first():
+                raise exists
+            known = set(
+                session.exec(
+                    select(BotVersion.id).where(col(BotVersion.id).in_(list(entries)))
+                ).all()
+            )
+            missing = [i for i in entries if i not in known]
+            if missing:
+                raise StorageError(f"tournament {name!r}: no bot version with id {missing[0]}")
+            tournament = Tournament.model_validate(spec)
+            tournament.shuffle = shuffle
+            tournament.deal_secret = None if deal_secret is None else deal_secret.hex()
+            session.add(tournament)
+            session.flush()
+            assert tournament.id is not None
+            session.add_all(
+                Entry(tournament_id=tournament.id, position=i, bot_version_id=v)
+                for i, v in enumerate(entries)
+            )
+            session.commit()
+    except IntegrityError:
+        raise exists from None  # created concurrently under the same name
+    LOGGER.info("created tournament %s (%d entrants)", name, len(entries))
+    return tournament
+
+
+def lock_tournament(session: Session, tournament_id: int) -> Tournament:
+    """Load the tournament, locking its row until commit (PostgreSQL ``FOR UPDATE``).
+
+    Writers of one tournament take turns here, so each one sees every game committed
+    before it and rates the prefix correctly. SQLite needs no row lock: the write session's
+    ``BEGIN IMMEDIATE`` already serialises all writers.
+
+    :raises StorageError: if the tournament is unknown.
+    """
+    tournament = session.exec(
+        select(Tournament).where(Tournament.id == tournament_id).with_for_update()
+    ).first()
+    if tournament is None:
+        raise StorageError(f"no tournament with id {tournament_id}")
+    return tournament
+
+
+@database_errors
+def count_arena_fault(engine: Engine, tournament_id: int) -> int:
+    """Count one arena fault (a game the arena failed, to be replayed) against the
+    tournament; the new count.
+
+    :raises StorageError: if the tournament is unknown.
+    """
+    with write_session(engine) as session:
+        tournament = lock_tournament(session, tournament_id)
+        tournament.arena_faults += 1
+        session.add(tournament)
+        session.commit()
+        return tournament.arena_faults
+
+
+@database_errors
+def get_tournament(engine: Engine, name: str) -> Tournament:
+    """The tournament called *name*.
+
+    :raises StorageError: if there is none.
+    """
+    with read_session(engine) as session:
+        tournament = session.exec(select(Tournament).where(Tournament.name == name)).first()
+    if tournament is None:
+        raise StorageError(f"no tournament named {name!r}")
+    return tournament
+
+
+@database_errors
+def list_tournaments(engine: Engine) -> list[Tournament]:
+    """Every tournament, newest first."""
+    with read_session(engine) as session:
+        return list(
+            session.exec(
+                select(Tournament).order_by(
+                    col(Tournament.created_at).desc(), col(Tournament.id).desc()
+                )
+            ).all()
+        )
+
+
+@database_errors
+def set_status(engine: Engine, tournament_id: int, status: str) -> None:
+    """Set a tournament's status; ``finished``/``failed`` stamp ``finished_at``, others clear it.
+
+    :raises StorageError: for an unknown tournament or status.
+    """
+    if status not in STATUSES:
+        raise StorageError(f"unknown status {status!r}; one of: {', '.join(STATUSES)}")
+    with write_session(engine) as session:
+        tournament = session.get(Tournament, tournament_id)
+        if tournament is None:
+            raise StorageError(f"no tournament with id {tournament_id}")
+        tournament.status = status
+        tournament.finished_at = utcnow() if status in ("finished", "failed") else None
+        session.commit()
+
+
+@database_errors
+def entries(engine: Engine, tournament_id: int) -> list[BotVersion]:
+    """The entrants of a tournament, in entry order."""
+    with read_session(engine) as session:
+        return list(
+            session.exec(
+                select(BotVersion)
+                .join(Entry, col(Entry.bot_version_id) == col(BotVersion.id))
+                .where(Entry.tournament_id == tournament_id)
+                .order_by(col(Entry.position))
+            ).all()
+        )
+
+
+# ------------------------------------------------------------ overview and progress
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfo:
+    """A tournament with how far it has got."""
+
+    id: int
+    name: str
+    ruleset: str
+    format: str
+    boards: int
+    seed: int | None
+    """The explicit seed of a reproducible run; ``None`` when the deals are secret."""
+    rating_mode: str
+    time_control: str
+    status: str
+    games_total: int
+    games_stored: int
+    created_at: datetime
+    finished_at: datetime | None
+    entrants: tuple[str, ...]
+    """Bot version labels in entry order."""
+    entrant_ids: tuple[int, ...]
+    shuffle: str = HMAC_SHUFFLE
+    arena_faults: int = 0
+    """Games the arena itself failed (replayed, never rated)."""
+
+    @property
+    def predictable(self) -> bool:
+        """True when the deals follow from a known seed (an explicit ``--seed``, or a
+        tournament made before secret deals): fine for research, not for a fair contest."""
+        return self.seed is not None
+
+    @property
+    def deals(self) -> str:
+        """How the deals were made, in words, for status lines."""
+        if self.seed is None:
+            return "secret deals"
+        return f"seed {self.seed} (deals are predictable)"
+
+    @property
+    def fraction(self) -> float:
+        """Share of the schedule stored, 0.0 to 1.0."""
+        return self.games_stored / self.games_total if self.games_total else 1.0
+
+
+@database_errors
+def tournament_overview(engine: Engine) -> list[TournamentInfo]:
+    """Every tournament, newest first, with its entrants and stored game count."""
+    stored = {
+        tournament_id: int(count)
+        for tournament_id, count in read_rows(
+            engine,
+            sa_select(col(Game.tournament_id), func.count()).group_by(col(Game.tournament_id)),
+        )
+    }
+    entrants: dict[int, list[tuple[int, str]]] = {}
+    for tournament_id, version_id, label in read_rows(
+        engine,
+        sa_select(col(Entry.tournament_id), col(BotVersion.id), col(BotVersion.label))
+        .join(BotVersion, col(BotVersion.id) == col(Entry.bot_version_id))
+        .order_by(col(Entry.tournament_id), col(Entry.position)),
+    ):
+        entrants.setdefault(tournament_id, []).append((version_id, label))
+    return [
+        TournamentInfo(
+            id=row_id(t),
+            name=t.name,
+            ruleset=t.ruleset,
+            format=t.format,
+            boards=t.boards,
+            seed=t.seed,
+            rating_mode=t.rating_mode,
+            time_control=t.time_control,
+            status=t.status,
+            games_total=t.games_total,
+            games_stored=stored.get(row_id(t), 0),
+            created_at=t.created_at,
+            finished_at=t.finished_at,
+            entrants=tuple(label for _, label in entrants.get(row_id(t), [])),
+            entrant_ids=tuple(i for i, _ in entrants.get(row_id(t), [])),
+            shuffle=t.shuffle,
+            arena_faults=t.arena_faults,
+        )
+        for t in list_tournaments(engine)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a tournament has got; also the key that says its data changed."""
+
+    status: str
+    stored: int
+    total: int
+    last_game_id: int
+    """Largest stored game id (0 before the first game)."""
+    arena_faults: int = 0
+    """Games the arena itself failed so far (replayed, never rated)."""
+
+    @property
+    def fraction(self) -> float:
+        """Share of the schedule stored, 0.0 to 1.0."""
+        return self.stored / self.total if self.total else 1.0
+
+
+@database_errors
+def progress(engine: Engine, tournament_id: int) -> Progress:
+    """Status and stored games of a tournament (index-only: cheap enough to poll).
+
+    :raises StorageError: for an unknown tournament.
+    """
+    head = read_rows(
+        engine,
+        sa_select(
+            col(Tournament.status), col(Tournament.games_total), col(Tournament.arena_faults)
+        ).where(col(Tournament.id) == tournament_id),
+    )
+    if not head:
+        raise StorageError(f"no tournament with id {tournament_id}")
+    ((count, last),) = read_rows(
+        engine,
+        sa_select(func.count(), func.max(col(Game.id))).where(
+            col(Game.tournament_id) == tournament_id
+        ),
+    )
+    status, total, arena_faults = head[0]
+    return Progress(str(status), int(count), int(total), int(last or 0), int(arena_faults))
