@@ -105,12 +105,20 @@ def legacy_argv(directory: Path, hide: Sequence[Path]) -> list[str]:
 
 
 def run_legacy(manifest: BotManifest, hide: Sequence[Path]) -> subprocess.CompletedProcess[str]:
+    """The build through main's old prefix. Its recursive ``--ro-bind / /`` copies every
+    mount of the host, and bwrap fails when one vanishes meanwhile (a bot's sized tmpfs
+    under /tmp, unmounted by a test running in parallel): that race is retried."""
     assert manifest.build is not None
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/tmp"}
-    return subprocess.run(
-        [*legacy_argv(manifest.directory, hide), *manifest.build],
-        cwd=manifest.directory, env=env, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    for _ in range(10):
+        done = subprocess.run(
+            [*legacy_argv(manifest.directory, hide), *manifest.build],
+            cwd=manifest.directory, env=env, capture_output=True, text=True, timeout=60,
+            check=False,
+        )  # fmt: skip
+        if "Unable to apply mount flags" not in done.stderr:
+            break
+    return done
 
 
 @pytest.fixture
