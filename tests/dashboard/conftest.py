@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import Engine
+from streamlit.testing.v1 import AppTest
 
+from arena.storage.database import open_database
+from arena.submission import submit_bot
 from tests.conftest import PostgresServer, _admin_engine, postgres_unavailable
 from tests.dashboard.seed import Seeded, seed_database
 
@@ -55,3 +60,25 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
     seeded = seed_database(f"sqlite:///{tmp_path_factory.mktemp('seed') / 'arena.db'}")
     yield seeded
     seeded.engine.dispose()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tournaments_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[AppTest, Engine]]:
+    """The Tournaments page of a fresh arena holding the three Python sample bots, and
+    the engine of its database."""
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    data = tmp_path / "data"
+    engine = open_database(url)
+    for bot in ("random_bot", "heuristic_bot", "greedy_bot"):
+        submit_bot(engine, ROOT / "sample_bots" / bot, data)
+    monkeypatch.setenv("ARENA_DB", url)
+    monkeypatch.setenv("ARENA_DATA", str(data))
+    app = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60).run()
+    app.switch_page("views/tournaments.py").run()
+    yield app, engine
+    engine.dispose()

@@ -209,17 +209,23 @@ def test_hostile_zip_names_are_one_clear_error(tmp_path: Path, case: str) -> Non
     assert (extract_bot_archive(good, "bot.zip", tmp_path / "good") / "bot.toml").is_file()
 
 
-def test_a_tar_member_name_that_is_not_utf8(tmp_path: Path) -> None:
+def latin1_tar() -> bytes:
+    """A .tar.gz whose second member's name is Latin-1 bytes, not UTF-8."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.GNU_FORMAT) as archive:
         for name, content in ((b"bot.toml", MANIFEST), (b"caf\xe9.py", b"x = 1\n")):
             member = tarfile.TarInfo(name.decode("utf-8", "surrogateescape"))
             member.size = len(content)
             archive.addfile(member, io.BytesIO(content))
+    return raw.getvalue()
+
+
+def test_a_tar_member_name_that_is_not_utf8(tmp_path: Path) -> None:
+    data = latin1_tar()
     with pytest.raises(ArchiveError, match="file names must be UTF-8"):
-        extract_bot_archive(raw.getvalue(), "bot.tar.gz", tmp_path / "out")
+        extract_bot_archive(data, "bot.tar.gz", tmp_path / "out")
     # Control: tarfile hands the undecodable name on as it is, surrogates and all.
-    with tarfile.open(fileobj=io.BytesIO(raw.getvalue())) as archive:
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         assert "caf\udce9.py" in archive.getnames()
 
 

@@ -6,25 +6,12 @@ predictable), the secret is never on a page, and arena faults are shown with the
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
-import pytest
+from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
 from arena import storage
-from arena.storage.database import open_database
-from arena.submission import submit_bot
-
-ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "dashboard" / "app.py"
-SAMPLES = ROOT / "sample_bots"
-
-
-def _texts(app: AppTest) -> str:
-    parts: list[str] = []
-    for kind in ("markdown", "caption", "info", "warning", "error", "success", "text", "code"):
-        parts += [str(e.value) for e in getattr(app, kind)]
-    return "\n".join(parts)
+from tests.dashboard.test_pages import texts
 
 
 def _create(app: AppTest, name: str, seed: int | None) -> None:
@@ -41,40 +28,31 @@ def _create(app: AppTest, name: str, seed: int | None) -> None:
 
 
 def test_dashboard_tournaments_deal_from_a_secret_unless_a_seed_is_asked_for(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tournaments_page: tuple[AppTest, Engine],
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
-    data = tmp_path / "data"
-    engine = open_database(url)
-    for bot in ("random_bot", "heuristic_bot", "greedy_bot"):
-        submit_bot(engine, SAMPLES / bot, data)
-    monkeypatch.setenv("ARENA_DB", url)
-    monkeypatch.setenv("ARENA_DATA", str(data))
-    app = AppTest.from_file(str(APP), default_timeout=60).run()
-    app.switch_page("views/tournaments.py").run()
+    app, engine = tournaments_page
     assert app.number_input[1].value == 0  # no visible default seed of 1 any more
 
     _create(app, "secret-cup", None)
-    assert "6 games of classic, secret deals" in _texts(app)
+    assert "6 games of classic, secret deals" in texts(app)
     secret = storage.get_tournament(engine, "secret-cup")
     assert secret.seed is None and secret.deal_secret and len(secret.deal_secret) == 64
-    page = _texts(app)
+    page = texts(app)
     assert "secret deals" in page and secret.deal_secret not in page
 
     _create(app, "research", 42)
-    assert "deals are predictable (--seed 42)" in _texts(app)
+    assert "deals are predictable (--seed 42)" in texts(app)
     research = storage.get_tournament(engine, "research")
     assert research.seed == 42
     app.run()
-    assert "seed 42 (deals are predictable)" in _texts(app)
+    assert "seed 42 (deals are predictable)" in texts(app)
 
     # Arena faults are counted with the standings.
     app.switch_page("views/standings.py").run()
-    assert "Arena faults: **0**" in _texts(app)
+    assert "Arena faults: **0**" in texts(app)
     storage.count_arena_fault(engine, storage.row_id(research))
     storage.count_arena_fault(engine, storage.row_id(research))
     time.sleep(2.1)  # the cached progress expires
     app.run()
-    assert "Arena faults: **2**" in _texts(app)
-    assert secret.deal_secret not in _texts(app)
-    engine.dispose()
+    assert "Arena faults: **2**" in texts(app)
+    assert secret.deal_secret not in texts(app)

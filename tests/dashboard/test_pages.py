@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
 from arena import storage
-from arena.storage.database import open_database
-from arena.submission import submit_bot
 from dashboard import actions
 from tests.dashboard.seed import STDERR, Seeded, seed_database
 
@@ -174,18 +173,8 @@ def test_bots_submit_an_archive(open_app: Any) -> None:
     assert "random_bot" in list(app.dataframe[0].value["Bot"])
 
 
-def test_tournaments_create_start_and_follow(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
-    data = tmp_path / "data"
-    engine = open_database(url)
-    for bot in ("random_bot", "heuristic_bot", "greedy_bot"):
-        submit_bot(engine, SAMPLES / bot, data)
-    monkeypatch.setenv("ARENA_DB", url)
-    monkeypatch.setenv("ARENA_DATA", str(data))
-    app = AppTest.from_file(str(APP), default_timeout=60).run()
-    app.switch_page("views/tournaments.py").run()
+def test_tournaments_create_start_and_follow(tournaments_page: tuple[AppTest, Engine]) -> None:
+    app, engine = tournaments_page
     assert "No tournament yet." in texts(app)
     app.text_input[0].input("cup")
     assert app.multiselect[0].value == ["greedy_bot", "heuristic_bot", "random_bot"]

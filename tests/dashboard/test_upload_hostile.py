@@ -3,8 +3,6 @@ page, no exception, nothing stored (issue 10, finding 6)."""
 
 from __future__ import annotations
 
-import io
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -12,19 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from arena import storage
 from arena.storage.database import open_database
-from tests.dashboard.test_archive import MANIFEST, zip_entries
+from tests.dashboard.test_archive import MANIFEST, latin1_tar, zip_entries
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
-
-
-def _latin1_tar() -> bytes:
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.GNU_FORMAT) as archive:
-        for name, content in ((b"bot.toml", MANIFEST), (b"caf\xe9.py", b"x = 1\n")):
-            member = tarfile.TarInfo(name.decode("utf-8", "surrogateescape"))
-            member.size = len(content)
-            archive.addfile(member, io.BytesIO(content))
-    return raw.getvalue()
 
 
 UPLOADS = {
@@ -43,7 +31,7 @@ UPLOADS = {
         zip_entries([("bot.toml", MANIFEST), ("n" * 300, b"1")]),
         "names longer than 255 bytes",
     ),
-    "non-UTF-8 tar member": ("bot.tar.gz", _latin1_tar(), "file names must be UTF-8"),
+    "non-UTF-8 tar member": ("bot.tar.gz", latin1_tar(), "file names must be UTF-8"),
 }
 
 
