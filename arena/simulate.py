@@ -18,8 +18,14 @@ from arena.game.record import game_record
 from arena.game.rules import RuleSet
 from arena.game.state import GameState
 from arena.recordfiles import write_record
+from arena.search import PimcPolicy
 
 LOGGER = logging.getLogger(__name__)
+
+
+BUILTIN_POLICIES: dict[str, Callable[[int], Policy]] = {**POLICIES, "pimc": PimcPolicy}
+"""Built-in policies by name (``arena simulate --players``, ``builtin:NAME`` seats): the
+engine's own plus the PIMC search, which lives above the engine in ``arena.search``."""
 
 
 class UnknownPolicyError(ValueError):
@@ -52,10 +58,10 @@ def make_policies(names: Sequence[str], seed: int) -> list[Policy]:
     """
     policies = []
     for seat, name in enumerate(names):
-        factory = POLICIES.get(name)
+        factory = BUILTIN_POLICIES.get(name)
         if factory is None:
             raise UnknownPolicyError(
-                f"unknown policy {name!r}; choose from: {', '.join(sorted(POLICIES))}"
+                f"unknown policy {name!r}; choose from: {', '.join(sorted(BUILTIN_POLICIES))}"
             )
         policies.append(factory(seed * 3 + seat))
     return policies

@@ -35,6 +35,9 @@ from arena.referee.build import STAMP_NAME, BuildError, build
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.referee.timecontrol import TimeControl
+from arena.storage.bots import check_may_submit
+from arena.storage.database import StorageError
+from arena.storage.users import Actor
 
 IGNORED = {".git", "__pycache__", "node_modules", STAMP_NAME, ".venv", ".mypy_cache", ".ruff_cache"}
 """Never copied: build outputs are rebuilt from the copy, caches are noise."""
@@ -220,8 +223,15 @@ def submit_bot(
     build_timeout_s: float = 600.0,
     smoke_ruleset: str = "classic",
     build_network: bool | None = None,
+    submitter: Actor | None = None,
+    via: str = "cli",
 ) -> tuple[Any, bool]:
-    """Store a new version of the bot at *path*; ``(version, created)``.
+    """Store a new version of the bot at *path* for *submitter* (default: the host's
+    ``local`` organiser), submitted *via* ``cli`` or ``dashboard``; ``(version, created)``.
+
+    A name another user owns is refused before anything is copied or built, and again
+    when the version is stored (:func:`arena.storage.add_bot_version` checks the owner in
+    its transaction), so a refused submission stores nothing.
 
     ``created`` is False when the files equal the latest stored version's. *build_network*
     lets the build step reach the network (never the host's loopback); ``None`` follows
@@ -238,6 +248,11 @@ def submit_bot(
     try:
         manifest = load_manifest(path)
     except ManifestError as exc:
+        raise SubmitError(str(exc)) from None
+    try:
+        if submitter is not None:
+            check_may_submit(engine, submitter, manifest.name)
+    except StorageError as exc:
         raise SubmitError(str(exc)) from None
     source_digest = checksum(manifest.directory)
     latest = storage.latest_version(engine, manifest.name)
@@ -268,7 +283,12 @@ def submit_bot(
         stored = load_manifest(final)
         fields = {k: v for k, v in asdict(stored).items() if k != "directory"}
         fields["source_checksum"] = source_digest
-        return storage.add_bot_version(engine, _jsonable(fields), digest, str(final))
+        try:
+            return storage.add_bot_version(
+                engine, _jsonable(fields), digest, str(final), submitter=submitter, via=via
+            )
+        except StorageError as exc:
+            raise SubmitError(str(exc)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -19,8 +19,13 @@ bots' mean score per game is reported the same way. ``--all-presets`` adds a sho
 per preset (its game seeds follow the main run's). Results are measured and reported,
 never asserted; the exit status is 1 only if a fault occurred (the figures are then void).
 
+The same measure against another opponent: ``--random-bot sample_bots/greedy_bot`` plays
+the heuristic against two greedy bots (the SDK default) through the referee; the report
+then names that bot where it says random_bot. (The ladder of all sample bots on duplicate
+boards, in process, is ``benchmarks/strength.py``.)
+
 Run: ``python benchmarks/heuristic_margin.py [--games 300] [--ruleset classic]
-[--all-presets [--preset-games 30]] [--json]``.
+[--all-presets [--preset-games 30]] [--random-bot DIR] [--json]``.
 """
 
 from __future__ import annotations
@@ -134,8 +139,10 @@ async def measure(
     }
 
 
-def print_block(r: dict[str, Any], out: Callable[[str], None] = print) -> None:
-    """One preset's results."""
+def print_block(
+    r: dict[str, Any], out: Callable[[str], None] = print, opponent: str = "random_bot"
+) -> None:
+    """One preset's results (*opponent*: the name of the two other bots)."""
     h, rnd, m, w = r["heuristic_score"], r["random_score"], r["margin"], r["win_rate"]
     out(
         f"{r['ruleset']}: {r['games']} games ({r['hands']} hands, {r['seconds']:.1f} s), heuristic seat rotated 0/1/2"
@@ -145,16 +152,16 @@ def print_block(r: dict[str, Any], out: Callable[[str], None] = print) -> None:
         f"  (sd {h['sd']:.2f}, n {h['n']})"
     )
     out(
-        f"  random_bot mean final score/game {rnd['mean']:8.2f}  95% CI [{rnd['low']:.2f}, {rnd['high']:.2f}]"
+        f"  {opponent:<10} mean final score/game {rnd['mean']:8.2f}  95% CI [{rnd['low']:.2f}, {rnd['high']:.2f}]"
         f"  (sd {rnd['sd']:.2f}, n {rnd['n']} seat-games)"
     )
     out(
-        f"  margin heuristic - random mean   {m['mean']:8.2f}  95% CI [{m['low']:.2f}, {m['high']:.2f}]"
+        f"  margin heuristic - opponents' mean {m['mean']:8.2f}  95% CI [{m['low']:.2f}, {m['high']:.2f}]"
         f"  (per game)"
     )
     out(
         f"  heuristic outright win rate      {w['rate']:8.1%}  95% Wilson [{w['low']:.1%}, {w['high']:.1%}]"
-        f"  ({w['successes']} wins, {r['draws']} shared firsts, {r['losses']} losses; random play ~33.3%)"
+        f"  ({w['successes']} wins, {r['draws']} shared firsts, {r['losses']} losses; an equal player ~33.3%)"
     )
     out(
         f"  faults {r['faults']} (must be 0); heuristic decision time mean"
@@ -238,10 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{results['heuristic']} vs 2 x {results['random']}, through the referee")
     print(f"intervals: {results['interval_method']}")
     print()
-    print_block(results["main"])
+    opponent = results["random"].split("@")[0]
+    print_block(results["main"], opponent=opponent)
     for block in results.get("presets", []):
         print()
-        print_block(block)
+        print_block(block, opponent=opponent)
     print()
     print(
         f"total faults: {results['total_faults']} (must be 0); total time {results['seconds']:.1f} s"

@@ -12,6 +12,8 @@ the number of tricks, dealer, 49 dealt cards including the trump card) are appli
 but not counted. Every chance node of this game has uniform outcomes (checked over
 10,200 chance nodes of 200 hands), so a uniform pick equals sampling by probability.
 
+Times are CPU seconds of this process (``time.process_time``), as in ``engine.py``.
+
 Run alone: ``python benchmarks/openspiel_ohhell.py --hands 2000``.
 Needs the ``bench`` extra (``pip install open_spiel``); ``arena`` never imports this.
 """
@@ -69,7 +71,7 @@ def run_openspiel(hands: int, seed: int) -> dict[str, float]:
     game = load_game()
     rng = random.Random(seed)
     decisions = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(hands):
         state = game.new_initial_state()
         while not state.is_terminal():
@@ -80,7 +82,7 @@ def run_openspiel(hands: int, seed: int) -> dict[str, float]:
                 legal = state.legal_actions()
                 state.apply_action(rng.choice(legal))
                 decisions += 1
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     LOGGER.debug("%d hands, %d decisions in %.3f s", hands, decisions, seconds)
     return {
         "hands": hands,

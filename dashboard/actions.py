@@ -1,26 +1,34 @@
 """What the dashboard changes: bot submissions, new tournaments, starting a runner.
 
 Each action goes through the same code as the CLI: :func:`arena.submission.submit_bot`
-for bots, :func:`arena.storage.create_tournament` with the CLI's checks for
-tournaments, and ``python -m arena.cli tournament run`` in a detached process for running
-one, so a tournament started here is played exactly as one started from a shell and keeps
-going if the dashboard stops.
+for bots, :func:`arena.tournament.setup.create_tournament` for tournaments, and
+``python -m arena.cli tournament run --user NAME`` in a detached process for running one,
+so a tournament started here is played exactly as one started from a shell and keeps going
+if the dashboard stops.
+
+Every action takes the logged-in :class:`Actor` (``None`` for a spectator) and is refused
+here, by the same role and ownership checks the CLI runs, whatever the page showed: a
+participant submits only under names they own, an organiser creates, starts and stops
+tournaments.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 from sqlalchemy.engine import Engine
 
+from arena.storage import Actor
 from arena.storage.database import StorageError
 from arena.submission import SubmitError, submit_bot
 from arena.tournament import setup
@@ -38,19 +46,38 @@ class ActionError(ValueError):
 # ------------------------------------------------------------------------------- bots
 
 
-def submit_archive(engine: Engine, data: bytes, filename: str, data_dir: Path) -> tuple[str, bool]:
-    """Unpack an uploaded archive safely and submit the bot in it: ``(label, created)``.
+def _logged_in(by: Actor | None, role: str, action: str) -> Actor:
+    """*by*, or a refusal for a spectator. What a logged-in user may do is decided by the
+    functions the CLI calls too (:func:`arena.submission.submit_bot`,
+    :mod:`arena.tournament.setup`), with the same words.
 
-    :raises ActionError: for a refused archive or a bot that fails ``arena bot submit``'s
-        checks (manifest, build, smoke game); nothing is stored then.
+    :raises ActionError: for a spectator.
     """
+    if by is None:
+        raise ActionError(f"log in as {'an' if role == 'organiser' else 'a'} {role} to {action}")
+    return by
+
+
+def submit_archive(
+    engine: Engine, data: bytes, filename: str, data_dir: Path, by: Actor | None
+) -> tuple[str, bool]:
+    """Unpack an uploaded archive safely and submit the bot in it for *by*:
+    ``(label, created)``.
+
+    :raises ActionError: for a spectator, a name another user owns, a refused archive or a
+        bot that fails ``arena bot submit``'s checks (manifest, build, smoke game); nothing
+        is stored then.
+    """
+    submitter = _logged_in(by, "participant", "submit a bot")
     with tempfile.TemporaryDirectory(prefix="arena-upload-") as scratch:
         try:
             root = extract_bot_archive(data, filename, Path(scratch) / "bot")
         except ArchiveError as exc:
             raise ActionError(f"archive refused: {exc}") from None
         try:
-            version, created = submit_bot(engine, root, data_dir)
+            version, created = submit_bot(
+                engine, root, data_dir, submitter=submitter, via="dashboard"
+            )
         except (SubmitError, StorageError) as exc:
             raise ActionError(f"submission refused: {exc}") from None
     return str(version.label), bool(created)
@@ -70,17 +97,21 @@ def create_tournament(  # noqa: PLR0913  (one keyword per form field)
     format_name: str = "round_robin",
     rating_mode: str = "board",
     time_control: str = DEFAULT_TIME_CONTROL,
+    by: Actor | None,
 ) -> str:
     """Create a tournament between the latest versions of *bots* (the same checks as
     ``arena tournament create``); returns a one-line description.
 
     Deals come from a fresh secret unless a reproducible *seed* is asked for explicitly.
 
-    :raises ActionError: for any invalid field, unknown bot or taken name.
+    :raises ActionError: for a visitor who is no organiser, any invalid field, unknown bot
+        or taken name.
     """
+    user = _logged_in(by, "organiser", "create a tournament")
     try:
         _, description = setup.create_tournament(
             engine,
+            by=user,
             name=name,
             ruleset=ruleset,
             bots=bots,
@@ -134,14 +165,22 @@ def runner(name: str) -> RunnerProcess | None:
         return _RUNNERS.get(name)
 
 
-def start_runner(database_url: str, data_dir: Path, name: str) -> RunnerProcess:
-    """Start ``arena tournament run NAME`` as a detached process (resuming if partly played).
+def start_runner(database_url: str, data_dir: Path, name: str, by: Actor | None) -> RunnerProcess:
+    """Start ``arena tournament run NAME`` for organiser *by* as a detached process
+    (resuming if partly played).
 
     The database URL and data directory go through ``ARENA_DB``/``ARENA_DATA`` rather than
-    the command line, where a password would show in ``ps``.
+    the command line, where a password would show in ``ps``; ``ARENA_USER`` names *by*, so
+    the runner checks the role again as any CLI run does.
 
-    :raises ActionError: if this dashboard's runner for *name* is still going.
+    :raises ActionError: for a visitor who is no organiser, or if this dashboard's runner
+        for *name* is still going.
     """
+    user = _logged_in(by, "organiser", "start a tournament")
+    try:
+        setup.check_may_run(user)
+    except StorageError as exc:
+        raise ActionError(str(exc)) from None
     with _LOCK:
         current = _RUNNERS.get(name)
         if current is not None and current.running:
@@ -149,7 +188,9 @@ def start_runner(database_url: str, data_dir: Path, name: str) -> RunnerProcess:
         logs = data_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         log = logs / f"tournament-{_safe_name(name)}.log"
-        env = dict(os.environ, ARENA_DB=database_url, ARENA_DATA=str(data_dir))
+        env = dict(
+            os.environ, ARENA_DB=database_url, ARENA_DATA=str(data_dir), ARENA_USER=user.name
+        )
         env.pop("STREAMLIT_SERVER_PORT", None)
         with log.open("ab") as out:
             process = subprocess.Popen(
@@ -166,5 +207,74 @@ def start_runner(database_url: str, data_dir: Path, name: str) -> RunnerProcess:
         return started
 
 
+def stop_runner(name: str, by: Actor | None) -> None:
+    """Stop this dashboard's runner of tournament *name* for organiser *by*, as Ctrl-C
+    would: finished games stay, the tournament is marked interrupted and resumes later.
+
+    :raises ActionError: for a visitor who is no organiser, or no runner of *name* here.
+    """
+    user = _logged_in(by, "organiser", "stop a tournament")
+    try:
+        setup.check_may_run(user)
+    except StorageError as exc:
+        raise ActionError(str(exc)) from None
+    with _LOCK:
+        current = _RUNNERS.get(name)
+        if current is None or not current.running:
+            raise ActionError(f"this dashboard is not running tournament {name!r}")
+        try:
+            # The runner alone, not its process group: its bots must not see the signal,
+            # or the interrupted games would read as their faults.
+            os.kill(current.process.pid, signal.SIGINT)
+        except ProcessLookupError:
+            return
+        LOGGER.info("%s stopped the runner of %s (pid %d)", user.name, name, current.process.pid)
+
+
 def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:100] or "tournament"
+
+
+# --------------------------------------------------------------------------- play now
+
+PLAY_NOW_PREFIX: Final = "play now"
+"""How the tournament of an unranked "play now" match is named (then the time and bots)."""
+
+
+def start_play_now(
+    engine: Engine,
+    database_url: str,
+    data_dir: Path,
+    bots: list[str],
+    by: Actor | None,
+    *,
+    ruleset: str = "classic",
+    time_control: str = DEFAULT_TIME_CONTROL,
+) -> str:
+    """Play one unranked match of three bots now, in the background; its tournament's name.
+
+    The match is one duplicate board (the same secret deals under all 6 seatings) stored as
+    its own one-board round robin of the three latest versions, named ``play now <UTC
+    time>: A, B, C``. Stored like any tournament's, its games open on the Replays page; it
+    is unranked because ratings are per tournament, so it moves no other standings. It is
+    created and run by the same actions (and checks) as any tournament: the runner is
+    ``arena tournament run`` in a detached process.
+
+    :raises ActionError: unless exactly three different bots are chosen, or as
+        :func:`create_tournament` and :func:`start_runner` refuse.
+    """
+    if len(bots) != 3 or len(set(bots)) != 3:
+        raise ActionError("choose three different bots")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    name = f"{PLAY_NOW_PREFIX} {stamp}: {', '.join(bots)}"[:120]
+    create_tournament(
+        engine,
+        name=name,
+        ruleset=ruleset,
+        bots=bots,
+        boards=1,
+        time_control=time_control,
+        by=by,
+    )
+    start_runner(database_url, data_dir, name, by)
+    return name

@@ -19,7 +19,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from dashboard import data  # noqa: E402  (needs the sys.path entry above)
+from dashboard import auth, data  # noqa: E402  (needs the sys.path entry above)
 
 st.set_page_config(page_title="952 Arena", page_icon=":material/playing_cards:", layout="wide")
 
@@ -30,8 +30,12 @@ PAGES = [
     st.Page("views/replays.py", title="Replays", icon=":material/playing_cards:"),
     st.Page("views/bots.py", title="Bots", icon=":material/smart_toy:"),
     st.Page("views/tournaments.py", title="Tournaments", icon=":material/trophy:"),
+    st.Page("views/ladder.py", title="Ladder", icon=":material/stairs:"),
+    st.Page("views/version_tests.py", title="Version tests", icon=":material/compare_arrows:"),
+    st.Page("views/play_now.py", title="Play now", icon=":material/play_arrow:"),
 ]
 
 page = st.navigation(PAGES)
+auth.gate()  # who is logged in (or stop here when the arena is private)
 st.sidebar.caption(f"952 Arena · database `{data.shown_url()}`")
 page.run()

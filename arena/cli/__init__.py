@@ -21,6 +21,7 @@ from arena.cli.tournament import (
     standings_command,
     tournament_group,
 )
+from arena.cli.users import user_group
 
 EXIT_USAGE = 2
 
@@ -52,6 +53,7 @@ for command in (
     simulate_command,
     match_command,
     bot_group,
+    user_group,
     tournament_group,
     standings_command,
     replay_command,

@@ -13,8 +13,10 @@ from rich.table import Table
 
 from arena import storage
 from arena.cli.common import resolve_ruleset, resolve_time_control
+from arena.cli.compare import compare_command
 from arena.cli.match import ensure_built
 from arena.cli.storage_options import data_dir, db_options, open_engine
+from arena.cli.users import acting_user, user_option
 from arena.game.dealing import SECRET_BYTES, board_key
 from arena.game.policies import RandomPolicy
 from arena.game.rules import PRESETS
@@ -115,11 +117,21 @@ def check_command(path: str, games: int, ruleset: str, seed: int | None, time_co
 @click.option("--build-network/--no-build-network", default=None,
               help="Let the build step reach the network (package registries), never the "
               "host's loopback; default: $ARENA_BUILD_NETWORK, else off.")  # fmt: skip
+@user_option
 @db_options
 def submit_command(
-    path: str, build_timeout: int, build_network: bool | None, db: str | None, data: Path | None
+    path: str,
+    build_timeout: int,
+    build_network: bool | None,
+    user: str | None,
+    db: str | None,
+    data: Path | None,
 ) -> None:
-    """Validate, build and smoke-test the bot at PATH, then store it as a new version."""
+    """Validate, build and smoke-test the bot at PATH, then store it as a new version.
+
+    A new bot name becomes the acting user's (--user; the host's organiser by default);
+    only its owner or an organiser may add versions of it.
+    """
     _checked_bot(path)
     if build_network is None:
         try:
@@ -127,6 +139,7 @@ def submit_command(
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
     engine = open_engine(db, data)
+    submitter = acting_user(engine, user)
     try:
         version, created = submit_bot(
             engine,
@@ -134,6 +147,8 @@ def submit_command(
             data or data_dir(),
             build_timeout_s=build_timeout,
             build_network=build_network,
+            submitter=submitter,
+            via="cli",
         )
     except SubmitError as exc:
         raise click.ClickException(str(exc)) from None
@@ -149,14 +164,14 @@ def list_command(db: str | None, data: Path | None) -> None:
     """Every submitted bot with its latest version."""
     engine = open_engine(db, data)
     table = Table(title="Bots")
-    for column in ("bot", "latest", "versions", "language", "submitted"):
+    for column in ("bot", "owner", "latest", "versions", "language", "submitted"):
         table.add_column(column)
     for bot in storage.list_bots(engine):
         versions = storage.bot_versions(engine, bot.name)
         latest = versions[-1]
         table.add_row(
-            bot.name, latest.label, str(len(versions)), latest.language,
-            latest.submitted_at.strftime("%Y-%m-%d %H:%M"),
+            bot.name, storage.bot_owner(engine, bot.name) or "?", latest.label,
+            str(len(versions)), latest.language, latest.submitted_at.strftime("%Y-%m-%d %H:%M"),
         )  # fmt: skip
     Console().print(table)
 
@@ -171,10 +186,14 @@ def show_command(name: str, db: str | None, data: Path | None) -> None:
     if not versions:
         raise click.ClickException(f"no bot named {name!r}")
     console = Console()
+    console.print(f"owner: {escape(storage.bot_owner(engine, name) or '?')}")
+    submitters = {u.id: u.name for u in storage.list_user_rows(engine)}
     for version in versions:
+        who = submitters.get(version.submitted_by, "?")
         console.print(
             f"[bold]{version.label}[/] version {version.seq}, {version.language}, "
-            f"checksum {version.checksum[:19]}, submitted {version.submitted_at:%Y-%m-%d %H:%M}"
+            f"checksum {version.checksum[:19]}, submitted {version.submitted_at:%Y-%m-%d %H:%M} "
+            f"by {escape(who)} via {version.submitted_via}"
         )
         try:
             verify_checksum(Path(version.path), version.checksum)
@@ -183,3 +202,6 @@ def show_command(name: str, db: str | None, data: Path | None) -> None:
             state = f"[red]{escape(str(exc))}[/]"
         console.print(f"  files: {escape(version.path)} ({state})")
     console.print(f"manifest of the latest version: {versions[-1].manifest}")
+
+
+bot_group.add_command(compare_command)

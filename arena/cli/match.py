@@ -18,7 +18,6 @@ from arena.cli.common import (
     resolve_time_control,
 )
 from arena.game.dealing import SECRET_BYTES
-from arena.game.policies import POLICIES
 from arena.game.rules import PRESETS
 from arena.recordfiles import write_record
 from arena.referee.build import BuildError, build, needs_build
@@ -35,6 +34,7 @@ from arena.referee.match import (
 from arena.referee.process import DEFAULT_LOG_CAP
 from arena.sandbox.config import SandboxConfig, SandboxError, SandboxMode
 from arena.sandbox.probe import plan
+from arena.simulate import BUILTIN_POLICIES as POLICIES
 from arena.tournament.deals import SEED_MAX
 
 
@@ -123,7 +123,7 @@ def match_command(
     rebuild: bool,
     sandbox: str,
 ) -> None:
-    """Play GAMES games between three BOTS (bot directories, builtin:random|greedy, or
+    """Play GAMES games between three BOTS (bot directories, builtin:random|greedy|pimc, or
     remote[:NAME] with --listen) through the referee, and print a table of results."""
     rules = resolve_ruleset(ruleset)
     control = resolve_time_control(time_control)

@@ -32,7 +32,7 @@ from arena.simulate import SimulationSummary, UnknownPolicyError, make_policies,
     "--players",
     default="random,random,random",
     show_default=True,
-    help="Built-in policy per seat, comma-separated: random, greedy.",
+    help="Built-in policy per seat, comma-separated: random, greedy, pimc.",
 )
 def simulate_command(ruleset: str, games: int, seed: int, out: Path, players: str) -> None:
     """Play games in-process between built-in policies and write their records."""

@@ -1,4 +1,4 @@
-"""``arena tournament create|run|status``, ``arena standings``, ``arena replay``,
+"""``arena tournament create|run|add|status``, ``arena standings``, ``arena replay``,
 ``arena export`` and ``arena ratings recompute``."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from rich.table import Table
 from sqlalchemy.engine import Engine
 
 from arena import storage
+from arena.cli import compare as compare_cli
 from arena.cli.common import (
     ROW_ID,
     prepare_out_dir,
@@ -21,20 +22,24 @@ from arena.cli.common import (
     resolve_time_control,
 )
 from arena.cli.storage_options import db_options, open_engine
+from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
 from arena.game.textreplay import replay_text
 from arena.storage.database import StorageError
+from arena.storage.standings import STANDINGS_LEGEND, StandingRow
 from arena.tournament import setup
+from arena.tournament.compare import FORMAT as VERSION_TEST_FORMAT
 from arena.tournament.deals import SEED_MAX
 from arena.tournament.executor import ExecutorError, LocalProcessExecutor
 from arena.tournament.formats import FORMATS
+from arena.tournament.ladder import LadderProgress, run_ladder
 from arena.tournament.runner import RunProgress, run_tournament
 
 
 def _console() -> Console:
     console = Console()
     if not console.is_terminal:
-        console.width = 140  # logs and pipes get whole rows
+        console.width = 200  # logs and pipes get whole rows
     return console
 
 
@@ -49,8 +54,9 @@ def tournament_group() -> None:
     "--ruleset", default="classic", show_default=True, help=f"One of: {', '.join(PRESETS)}."
 )
 @click.option("--bots", required=True, help="Comma-separated bot names (their latest versions).")
-@click.option("--boards", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Duplicate boards per table; each is played under all 6 seatings.")  # fmt: skip
+@click.option("--boards", type=click.IntRange(min=1), default=None,
+              help="Duplicate boards per table; each is played under all 6 seatings "
+              "[default: 4; a ladder plays one board per match].")  # fmt: skip
 @click.option("--seed", type=click.IntRange(min=0, max=SEED_MAX), default=None,
               help="Reproducible, predictable deals from this seed (research runs only); "
               "default: a fresh secret no bot can search.")  # fmt: skip
@@ -60,6 +66,16 @@ def tournament_group() -> None:
               help="Rate once per board from its 6 games' totals, or every game.")  # fmt: skip
 @click.option("--time-control", default="decision=1000,bank=10000,grace=50,startup=10000",
               show_default=True)  # fmt: skip
+@click.option("--games", type=int, default=None,
+              help="Ladder: games to play in all, in whole matches of 6 [default: 0, no "
+              "budget: it stops on --confidence].")  # fmt: skip
+@click.option("--confidence", type=float, default=None,
+              help="Ladder: stop once every bot is above the next with this probability "
+              "[default: 0.95].")  # fmt: skip
+@click.option("--min-games", type=int, default=None,
+              help="Ladder: rated games each bot plays before it may stop; bots below "
+              "it are matched first [default: 12].")  # fmt: skip
+@user_option
 @db_options
 def create_command(
     name: str,
@@ -70,24 +86,41 @@ def create_command(
     format_name: str,
     rating_mode: str,
     time_control: str,
+    games: int | None,
+    confidence: float | None,
+    min_games: int | None,
+    user: str | None,
     db: str | None,
     data: Path | None,
 ) -> None:
-    """Create tournament NAME between the latest versions of --bots."""
+    """Create tournament NAME between the latest versions of --bots (organisers only).
+
+    A ``--format ladder`` has no fixed schedule: it chooses each match from the ratings as
+    it plays, takes new bots and versions while it runs, and stops on --games or
+    --confidence.
+    """
     resolve_ruleset(ruleset)
     resolve_time_control(time_control)
+    if format_name == storage.LADDER_FORMAT and boards is not None:
+        raise click.BadParameter(
+            "a ladder plays one board per match; --boards is for round robins",
+            param_hint="--boards",
+        )
     engine = open_engine(db, data)
+    by = acting_user(engine, user)
     try:
         _, description = setup.create_tournament(
             engine,
+            by=by,
             name=name,
             ruleset=ruleset,
             bots=[b.strip() for b in bots.split(",") if b.strip()],
-            boards=boards,
+            boards=boards or 4,
             seed=seed,
             format_name=format_name,
             rating_mode=rating_mode,
             time_control=time_control,
+            ladder=_ladder_options(games, confidence, min_games),
         )
     except setup.TournamentSetupError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.param) from None
@@ -96,18 +129,52 @@ def create_command(
     click.echo(description)
 
 
+def _ladder_options(
+    games: int | None, confidence: float | None, min_games: int | None
+) -> setup.LadderOptions | None:
+    """The ladder options given, or ``None`` when none is (defaults for a ladder)."""
+    if games is None and confidence is None and min_games is None:
+        return None
+    default = setup.LadderOptions()
+    return setup.LadderOptions(
+        games=default.games if games is None else games,
+        confidence=default.confidence if confidence is None else confidence,
+        min_games=default.min_games if min_games is None else min_games,
+    )
+
+
 @tournament_group.command("run")
 @click.argument("name")
 @click.option("--parallel", type=click.IntRange(min=1), default=None,
               help="Games played at once [default: number of cores].")  # fmt: skip
+@click.option("--follow", is_flag=True,
+              help="Ladder: keep running when it is settled, taking new bots and versions "
+              "as they come (until its --games budget or Ctrl-C).")  # fmt: skip
+@user_option
 @db_options
-def run_command(name: str, parallel: int | None, db: str | None, data: Path | None) -> None:
-    """Play (or resume) tournament NAME, then print its standings."""
+def run_command(
+    name: str,
+    parallel: int | None,
+    follow: bool,
+    user: str | None,
+    db: str | None,
+    data: Path | None,
+) -> None:
+    """Play (or resume) tournament NAME, then print its standings (organisers only)."""
     engine = open_engine(db, data)
     try:
-        storage.get_tournament(engine, name)
+        setup.check_may_run(acting_user(engine, user))
+        tournament = storage.get_tournament(engine, name)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
+    if tournament.format == storage.LADDER_FORMAT:
+        _run_ladder(engine, name, parallel, follow)
+        print_standings(engine, name)
+        return
+    if tournament.format == VERSION_TEST_FORMAT and not follow:
+        compare_cli.resume(engine, storage.row_id(tournament), parallel)
+    if follow:
+        raise click.BadParameter("only a ladder can follow", param_hint="--follow")
     progress = progress_bar("tournament")
     with progress:
         task = progress.add_task(name, total=None, rate="")
@@ -127,6 +194,63 @@ def run_command(name: str, parallel: int | None, db: str | None, data: Path | No
                 f"{exc} (finished games are kept; run again to resume)"
             ) from None
     print_standings(engine, name)
+
+
+def _run_ladder(engine: Engine, name: str, parallel: int | None, follow: bool) -> None:
+    """Play ladder *name* with a progress bar over its budget, and say why it stopped."""
+    progress = progress_bar("ladder")
+    with progress:
+        task = progress.add_task(name, total=None, rate="")
+
+        def show(state: LadderProgress) -> None:
+            rate = state.played_now / state.seconds if state.seconds else 0.0
+            progress.update(
+                task,
+                total=state.budget or None,
+                completed=state.done,
+                rate=f"{state.matches} matches, {rate:.2f} games/s",
+            )
+
+        try:
+            final = asyncio.run(
+                run_ladder(engine, name, LocalProcessExecutor(parallel), show, follow=follow)
+            )
+        except StorageError as exc:
+            raise click.ClickException(str(exc)) from None
+        except ExecutorError as exc:
+            raise click.ClickException(
+                f"{exc} (finished games and chosen matches are kept; run again to resume)"
+            ) from None
+    for label in final.entered:
+        click.echo(f"entered {label} (its older version is retired)")
+    click.echo(f"{name}: stopped after {final.matches} matches: {final.stopped}")
+
+
+@tournament_group.command("add")
+@click.argument("name")
+@click.argument("bot")
+@user_option
+@db_options
+def add_command(name: str, bot: str, user: str | None, db: str | None, data: Path | None) -> None:
+    """Enter the latest version of BOT into ladder NAME, even while it runs (organisers
+    only); an entered older version of BOT is retired from matchmaking, its games kept."""
+    engine = open_engine(db, data)
+    try:
+        setup.check_may_run(acting_user(engine, user))
+        tournament = storage.get_tournament(engine, name)
+        version = storage.latest_version(engine, bot)
+        if version is None:
+            raise click.BadParameter(f"no bot named {bot!r} (submit it first)", param_hint="BOT")
+        storage.enter_version(engine, storage.row_id(tournament), storage.row_id(version))
+        retired = [
+            e.label
+            for e in storage.ladder_entrants(engine, storage.row_id(tournament))
+            if e.retired and e.bot_id == version.bot_id
+        ]
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    retiring = f" (retires {', '.join(retired)})" if retired else ""
+    click.echo(f"entered {version.label} into ladder {name!r}{retiring}")
 
 
 @tournament_group.command("status")
@@ -155,33 +279,62 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
     ids = storage.tournament_game_ids(engine, storage.row_id(tournament))
     if ids:
         click.echo(f"game ids for `arena replay`: {min(ids)}..{max(ids)} ({len(ids)} stored)")
+    if tournament.format == storage.LADDER_FORMAT:
+        _ladder_status(engine, storage.row_id(tournament))
 
 
-def print_standings(engine: Engine, name: str | None) -> None:
-    """The standings table of tournament *name* (default: the latest)."""
+def _ladder_status(engine: Engine, tournament_id: int) -> None:
+    """A ladder's stopping rule, its retired versions and the matches in play."""
+    settings = storage.ladder_settings(engine, tournament_id)
+    budget = f"budget {settings.games_budget} games" if settings.games_budget else "no budget"
+    retired = [e.label for e in storage.ladder_entrants(engine, tournament_id) if e.retired]
+    click.echo(
+        f"ladder: {budget}, stops at P(above next) >= {settings.confidence:g} after "
+        f"{settings.min_games}+ games each; retired: {', '.join(retired) or 'none'}"
+    )
+    for match in storage.unfinished_matches(engine, tournament_id):
+        click.echo(
+            f"in play: match {match.match_index} ({', '.join(match.labels)}), "
+            f"{match.games_stored}/6 games stored"
+        )
+
+
+def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> None:
+    """The standings table of tournament *name* (default: the latest), or every column of
+    it as one JSON object (*as_json*)."""
     try:
         tournament = storage.get_tournament(engine, name) if name else None
         tournament_id = storage.row_id(tournament) if tournament is not None else None
         rows = storage.standings(engine, tournament_id)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
+    if as_json:
+        shown = tournament.name if tournament is not None else None
+        faults = tournament.arena_faults if tournament is not None else None
+        click.echo(json.dumps(standings_json(shown, rows, faults), indent=1))
+        return
     table = Table(title=f"Standings{f': {name}' if name else ''}")
-    headers = ("rank", "bot", "rating", "mu", "sigma", "games", "wins", "score/game",
-               "made 9", "made 5", "made 2", "faults")  # fmt: skip
+    headers = ("rank", "bot", "owner", "rating", "mu", "sigma", "P(>next)", "rank 95%", "games",
+               "wins", "score/game", "made 9", "made 5", "made 2", "faults")  # fmt: skip
     for header in headers:
-        table.add_column(header, justify="left" if header == "bot" else "right", no_wrap=True)
+        left = header in ("bot", "owner")
+        table.add_column(header, justify="left" if left else "right", no_wrap=True)
 
     def rate(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
 
     for row in rows:
         table.add_row(
-            str(row.rank), row.bot, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
-            str(row.games), str(row.wins), f"{row.mean_score:+.2f}", rate(row.made_9),
-            rate(row.made_5), rate(row.made_2), str(row.faults),
+            str(row.rank), row.bot, row.owner, f"{row.conservative:.2f}", f"{row.mu:.2f}",
+            f"{row.sigma:.2f}",
+            rate(row.p_above_next), rank_span(row), str(row.games), str(row.wins),
+            f"{row.mean_score:+.2f}", rate(row.made_9), rate(row.made_5), rate(row.made_2),
+            str(row.faults),
         )  # fmt: skip
     console = _console()
     console.print(table)
+    if rows:
+        console.print(STANDINGS_LEGEND, highlight=False)
     if tournament is not None and tournament.arena_faults:
         console.print(
             f"arena faults: {tournament.arena_faults} game(s) failed by the arena itself, "
@@ -189,12 +342,57 @@ def print_standings(engine: Engine, name: str | None) -> None:
         )
 
 
+def rank_span(row: StandingRow) -> str:
+    """The 95% rank interval as text: ``2`` when certain, else ``1-3``."""
+    if row.rank_low == row.rank_high:
+        return str(row.rank_low)
+    return f"{row.rank_low}-{row.rank_high}"
+
+
+def standings_json(
+    tournament: str | None, rows: list[StandingRow], arena_faults: int | None = None
+) -> dict[str, object]:
+    """Every column of the standings as JSON-ready values (``arena standings --json``);
+    *arena_faults* counts the games the arena itself failed (``None``: not looked up)."""
+    return {
+        "tournament": tournament,
+        "arena_faults": arena_faults,
+        "legend": STANDINGS_LEGEND,
+        "standings": [
+            {
+                "rank": row.rank,
+                "bot": row.name,
+                "version": row.version,
+                "label": row.bot,
+                "owner": row.owner,
+                "bot_version_id": row.bot_version_id,
+                "mu": row.mu,
+                "sigma": row.sigma,
+                "conservative": row.conservative,
+                "p_above_next": row.p_above_next,
+                "rank_low": row.rank_low,
+                "rank_high": row.rank_high,
+                "games": row.games,
+                "wins": row.wins,
+                "mean_score": row.mean_score,
+                "made_9": row.made_9,
+                "made_5": row.made_5,
+                "made_2": row.made_2,
+                "faults": row.faults,
+            }
+            for row in rows
+        ],
+    }
+
+
 @click.command("standings")
 @click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print every column (with the rank confidence) as one JSON object.")  # fmt: skip
 @db_options
-def standings_command(name: str | None, db: str | None, data: Path | None) -> None:
-    """Standings of tournament NAME (default: the most recent)."""
-    print_standings(open_engine(db, data), name)
+def standings_command(name: str | None, as_json: bool, db: str | None, data: Path | None) -> None:
+    """Standings of tournament NAME (default: the most recent), with how sure each rank is."""
+    print_standings(open_engine(db, data), name, as_json)
 
 
 @click.command("replay")

@@ -2,8 +2,17 @@
 
 No I/O, no processes, no network: everything here is deterministic given a seed and the
 players' decisions, so the referee, the simulators, the tests and Monte-Carlo bots all
-run the same rules.
+run the same rules. (The one exception is at import: reading whether an optional
+compiled build of the hot modules exists and matches their source.)
+
+When a compiled build of the hot modules exists and matches their source, it is put first
+on this package's path (:mod:`arena.game._native`); otherwise everything is pure Python.
 """
+
+# ruff: noqa: E402  (the package path must be set before the other imports run)
+from arena.game._native import compiled_path
+
+__path__[:0] = compiled_path(__path__[0])  # before any compiled module is imported
 
 from arena.game.actions import (
     Action,

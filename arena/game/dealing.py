@@ -21,6 +21,7 @@ Pure: no I/O. Drawing a fresh secret (``secrets.token_bytes``) is the caller's j
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import random
 from collections.abc import Sequence
@@ -49,9 +50,11 @@ _FIRST_DEALER: Final = b"arena952/first-dealer"
 _BOARD: Final = b"arena952/board"
 _SEED: Final = b"arena952/seed"
 _COUNTER: Final = (b"\0\0\0\0", b"\0\0\0\1")
-_DRAWS: Final = tuple((i, 256 - 256 % (i + 1)) for i in range(51, 0, -1))
-"""Fisher-Yates positions with the byte limit of their rejection sampling."""
-_digest = hmac.digest
+_DRAWS: Final = tuple((i, 256 - 256 % (i + 1), i + 1) for i in range(51, 0, -1))
+"""Fisher-Yates positions, the byte limit of their rejection sampling and their range."""
+_XOR_INNER_PAD: Final = bytes(b ^ 0x36 for b in range(256))
+_XOR_OUTER_PAD: Final = bytes(b ^ 0x5C for b in range(256))
+"""``bytes.translate`` tables that XOR every byte with HMAC's ipad and opad (RFC 2104)."""
 
 
 class Deals(Protocol):
@@ -97,45 +100,62 @@ class KeyedDeals:
     """Deals from ``HMAC-SHA256(key, ...)``: each hand's shuffle is a pure function of the
     key and the hand number, so a copy needs no state and no hand depends on another."""
 
-    __slots__ = ("_key",)
+    __slots__ = ("_inner", "_key", "_outer")
 
     def __init__(self, seed: int) -> None:
         """:raises ValueError: if *seed* is not in ``0 .. 2**256 - 1``."""
         self._key = _check_seed(seed)
+        # HMAC-SHA256 (RFC 2104) from the two padded-key hash states, computed once: a
+        # deal needs two or three blocks, and ``hmac.digest`` would redo this per block
+        # (twice the cost). tests/game/test_dealing.py checks it against ``hmac.digest``.
+        block = self._key.ljust(64, b"\0")
+        self._inner = hashlib.sha256(block.translate(_XOR_INNER_PAD))
+        self._outer = hashlib.sha256(block.translate(_XOR_OUTER_PAD))
 
     def _stream(self, label: bytes) -> _ByteStream:
         return _ByteStream(self._key, label)
+
+    def _block(self, message: bytes) -> bytes:
+        """``HMAC-SHA256(key, message)``."""
+        inner = self._inner.copy()
+        inner.update(message)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
 
     def first_dealer(self) -> Seat:
         return self._stream(_FIRST_DEALER).below(3)
 
     def deal(self, number: int, dealer: Seat) -> Dealt:
         # The hot path of a playout (once per hand): _ByteStream.below inlined.
-        key = self._key
         label = _HAND + number.to_bytes(4, "big")
-        data = _digest(key, label + _COUNTER[0], "sha256") + _digest(
-            key, label + _COUNTER[1], "sha256"
-        )
-        pos, counter, size = 0, 2, 64
+        block = self._block
+        data = block(label + _COUNTER[0]) + block(label + _COUNTER[1])
+        pos, counter = 0, 2
         deck = list(range(52))
         # Fisher-Yates from the top: deck[i] swaps with a uniform j in 0..i, drawn from one
         # byte by rejection (bytes at or above the largest multiple of i + 1 are dropped).
-        for i, limit in _DRAWS:
-            while True:
-                if pos == size:
-                    data += _digest(key, label + counter.to_bytes(4, "big"), "sha256")
+        # Invariant: at least i bytes are left when drawing for position i (64 >= 51 at the
+        # start), so only a rejection, which is rare, may need another block.
+        for i, limit, count in _DRAWS:
+            byte = data[pos]
+            pos += 1
+            while byte >= limit:
+                if len(data) - pos < i:
+                    data += block(label + counter.to_bytes(4, "big"))
                     counter += 1
-                    size += 32
                 byte = data[pos]
                 pos += 1
-                if byte < limit:
-                    break
-            j = byte % (i + 1)
+            j = byte % count
             deck[i], deck[j] = deck[j], deck[i]
         return deal_out(deck, dealer)
 
     def copy(self) -> KeyedDeals:
         return self  # stateless
+
+    def __reduce__(self) -> tuple[type[KeyedDeals], tuple[int]]:
+        # Copied and pickled as the seed: the hash states inside cannot be.
+        return (KeyedDeals, (int.from_bytes(self._key, "big"),))
 
 
 class _ByteStream:

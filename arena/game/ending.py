@@ -3,38 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from typing import Final
 
 from arena.game.rules import NegativeRole, RuleSet, TieRule, WinnerRule
-
-
-class EndReason(Enum):
-    """Why a game ended (RECORD.md ``result.reason``)."""
-
-    TARGET = "target"
-    NEGATIVE = "negative"
-    OVERTIME = "overtime"
-    DRAW = "draw"
-    CAPPED = "capped"
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """The outcome of a finished game."""
-
-    winners: tuple[int, ...]
-    """Seats sharing first place (one seat unless a draw)."""
-    reason: EndReason
-    """Why the game ended."""
-    scores: tuple[int, int, int]
-    """Final cumulative scores."""
-    hands_played: int
-    """Number of hands played."""
-
-    @property
-    def is_draw(self) -> bool:
-        """True when first place is shared."""
-        return len(self.winners) > 1
+from arena.game.values import EndReason, GameResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +24,9 @@ def check_end(
     rules: RuleSet, scores: tuple[int, int, int] | list[int], hands_played: int, overtime: bool
 ) -> EndCheck:
     """Decide whether the game is over after a hand has been scored (RULES.md 7.6)."""
-    positive_hit = any(x >= rules.target for x in scores)
+    positive_hit = max(scores) >= rules.target
     negative = rules.negative_target
-    negative_hit = negative is not None and any(x <= negative for x in scores)
+    negative_hit = negative is not None and min(scores) <= negative
     if overtime or positive_hit or negative_hit:
         if rules.winner_rule is WinnerRule.LARGEST_EXCESS:
             return _largest_excess(rules, scores, positive_hit)
@@ -64,7 +36,12 @@ def check_end(
         overtime = True
     if hands_played >= rules.max_hands:
         return EndCheck(True, _top_seats(scores), EndReason.CAPPED)
-    return EndCheck(False, overtime=overtime)
+    return _GO_ON_IN_OVERTIME if overtime else _GO_ON
+
+
+_GO_ON: Final = EndCheck(False)
+_GO_ON_IN_OVERTIME: Final = EndCheck(False, overtime=True)
+"""The usual answers, built once: a frozen dataclass costs a call per field to build."""
 
 
 def _top_seats(scores: tuple[int, int, int] | list[int]) -> tuple[int, ...]:
@@ -114,3 +91,6 @@ def _largest_excess(
     if len(winners) > 1:
         return EndCheck(True, winners, EndReason.DRAW)
     return EndCheck(True, winners, EndReason.TARGET if positive_hit else EndReason.NEGATIVE)
+
+
+__all__ = ["EndCheck", "EndReason", "GameResult", "check_end"]

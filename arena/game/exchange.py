@@ -6,22 +6,20 @@ giver hands over) is taken elsewhere. Hands are 52-bit masks (see :mod:`arena.ga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from arena.game.cards import SUIT_MASK
 from arena.game.rules import GiverPriority
+from arena.game.values import Leg
+
+_LEGS: dict[tuple[int, int, int], Leg] = {}
+"""Legs already made: a leg is a frozen value, and building a frozen dataclass is slow."""
 
 
-@dataclass(frozen=True, slots=True)
-class Leg:
-    """One giver -> receiver transfer of a fixed number of cards."""
-
-    giver: int
-    """Seat that hands over cards (it was up)."""
-    receiver: int
-    """Seat that receives them and returns as many (it was down)."""
-    count: int
-    """Number of cards that move each way."""
+def _leg(giver: int, receiver: int, count: int) -> Leg:
+    key = (giver, receiver, count)
+    leg = _LEGS.get(key)
+    if leg is None:
+        leg = _LEGS[key] = Leg(giver, receiver, count)
+    return leg
 
 
 def plan_exchange(
@@ -42,13 +40,13 @@ def plan_exchange(
     if len(up) == 1:
         giver = up[0]
         down.sort(key=lambda s: -contracts[s])
-        return tuple(Leg(giver, r, -previous_deltas[r]) for r in down)
+        return tuple(_leg(giver, r, -previous_deltas[r]) for r in down)
     receiver = down[0]
     if priority is GiverPriority.MOST_OVERTRICKS:
         up.sort(key=lambda s: (-previous_deltas[s], -contracts[s]))
     else:
         up.sort(key=lambda s: -contracts[s])
-    return tuple(Leg(g, receiver, previous_deltas[g]) for g in up)
+    return tuple(_leg(g, receiver, previous_deltas[g]) for g in up)
 
 
 def resolve_leg(receiver_hand: int, given: int) -> tuple[int, int]:
@@ -86,3 +84,6 @@ def shown_cards(kitty: int, returned: int) -> int:
         above = suit_mask & ~((lowest << 1) - 1)
         shown |= kitty & above
     return shown
+
+
+__all__ = ["Leg", "plan_exchange", "resolve_leg", "shown_cards"]

@@ -8,6 +8,7 @@ preset changes later.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -107,7 +108,7 @@ class RuleSet:
     def __post_init__(self) -> None:
         _validate(self)
 
-    @property
+    @functools.cached_property
     def uses_split_exchange(self) -> bool:
         """True when the exchange is split into GIVE and RETURN around other steps."""
         return Step.GIVE in self.later_hand_steps

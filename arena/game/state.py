@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import NamedTuple, TypeAlias
+from typing import Final, NamedTuple, TypeAlias
 
 from arena.game.actions import (
     Action,
@@ -77,12 +77,24 @@ _DECISION_OF_PHASE = {
     Phase.DISCARD: DecisionKind.DISCARD,
     Phase.PLAY: DecisionKind.PLAY,
 }
-_SUIT_OF = tuple(c // 13 for c in range(52))
-_BIT = BIT
-_SUIT_MASK = SUIT_MASK
-_SHIFT = (0, 13, 26, 39)
-_LEFT = (1, 2, 0)
-_PLAY = Phase.PLAY
+# Module constants of the hot path, as Final names: compiled by mypyc, a Final name is a C
+# variable, where any other global (an imported one too) is a dictionary lookup per use.
+_SUIT_OF: Final = tuple(c // 13 for c in range(52))
+_BIT: Final = BIT
+_CARDS: Final = CARDS
+_SUIT_MASK: Final = SUIT_MASK
+_SUIT_TABLES: Final = SUIT_TABLES
+_SHIFT: Final = (0, 13, 26, 39)
+_LEFT: Final = (1, 2, 0)
+_PLAY: Final = Phase.PLAY
+_SPADES: Final = SUIT_TABLES[0]
+_HEARTS: Final = SUIT_TABLES[1]
+_DIAMONDS: Final = SUIT_TABLES[2]
+_CLUBS: Final = SUIT_TABLES[3]
+_TRUMP_SUIT: Final = {trump: -1 if trump.suit is None else int(trump.suit) for trump in Trump}
+_SUIT_TRUMPS: Final = TRUMP_ORDER[:4]
+_new_tuple: Final = tuple.__new__
+"""Builds a :class:`TrickLog` without the Python-level ``__new__`` of named tuples."""
 
 
 def _is_card_index(value: object) -> bool:
@@ -90,14 +102,15 @@ def _is_card_index(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 52
 
 
-def _as_card(action: Action, who: str, verb: str) -> Card:
-    """The card an action names.
+def _as_card(action: Action, seat: Seat | None, verb: str) -> Card:
+    """The card an action names; *seat* names who acts in the error (``None``: the dealer).
 
     :raises IllegalActionError: if it names none.
     """
-    if action.__class__ is not Card and not _is_card_index(action):
+    if type(action) is not Card and not _is_card_index(action):
+        who = "the dealer" if seat is None else f"seat {seat}"
         raise IllegalActionError(f"{who} must {verb} a card, not {action!r}")
-    return CARDS[action]  # type: ignore[index]  # checked just above
+    return _CARDS[action]  # type: ignore[index]  # checked just above
 
 
 _STAGE_PLANNED, _STAGE_GIVEN, _STAGE_RETURNED = 0, 1, 2
@@ -186,22 +199,36 @@ class HandLog:
         )
 
 
+def _beaten_by(trump_suit: int) -> tuple[int, ...]:
+    """Per card, the mask of the cards that beat it when it is the best card of a trick so
+    far (it is then of the led suit or a trump): the higher cards of its suit, and every
+    trump if it is not one (RULES.md 1.6 rule 17). *trump_suit* is -1 for no trump.
+    """
+    table = []
+    for card in range(52):
+        suit = card // 13
+        higher = SUIT_MASK[suit] & ~((BIT[card] << 1) - 1)
+        trumps = SUIT_MASK[trump_suit] if trump_suit not in (-1, suit) else 0
+        table.append(higher | trumps)
+    return tuple(table)
+
+
+_BEATEN_BY: Final[dict[int, tuple[int, ...]]] = {
+    suit: _beaten_by(suit) for suit in (-1, 0, 1, 2, 3)
+}
+""":func:`_beaten_by` per trump suit (-1: no trump); a trick's winner is then two lookups."""
+
+
 def trick_winner(cards: Sequence[int], leader: Seat, trump_suit: int | None) -> Seat:
     """Winner of a complete trick (RULES.md 1.6 rule 17): the highest trump if any was
     played, else the highest card of the led suit. *cards* are in play order from *leader*.
     """
-    best = cards[0]
-    best_i = 0
+    beaten_by = _BEATEN_BY[-1 if trump_suit is None else trump_suit]
+    best = 0
     for i in (1, 2):
-        card = cards[i]
-        suit = _SUIT_OF[card]
-        if suit == _SUIT_OF[best]:
-            if card > best:
-                best, best_i = card, i
-        elif suit == trump_suit:
-            best, best_i = card, i
-        # Any other suit can neither follow the best card nor trump it.
-    return (leader + best_i) % 3
+        if beaten_by[cards[best]] & BIT[cards[i]]:
+            best = i
+    return (leader + best) % 3
 
 
 def legal_play_mask(hand: int, led_suit: int | None) -> int:
@@ -227,15 +254,16 @@ class GameState:
     """The full state of one game of 9-5-2 under one RuleSet."""
 
     __slots__ = (
+        "_beaten_by",
         "_deal_source",
         "_deals",
+        "_give_count",
         "_giver_legs",
         "_givers",
         "_led",
         "_picks",
         "_step_index",
         "_trick",
-        "_trump_suit",
         "current_seat",
         "decisions",
         "first_dealer",
@@ -311,9 +339,10 @@ class GameState:
         self.hands = [0, 0, 0]
         self._trick: list[Card] = []
         self._led = 0
-        self._trump_suit = -1
+        self._beaten_by = _BEATEN_BY[-1]
         self._picks: list[Card] = []
         self._givers: list[Seat] = []
+        self._give_count = 0
         self._giver_legs: list[LegLog] = []
         self._step_index = 0
         self.phase = Phase.OVER
@@ -343,8 +372,7 @@ class GameState:
         :raises ValueError: if the deal is not 3 x 16 + 4 distinct cards.
         """
         first = fixed_deals([(deal[0], deal[1], deal[2], kitty)])
-        state = cls.__new__(cls)
-        GameState.__init__(state, rules, seed, first_dealer=dealer, deal_source=first)
+        state = cls(rules, seed, first_dealer=dealer, deal_source=first)
         state._deal_source = None
         if hands_played or previous_deltas is not None or scores != (0, 0, 0):
             state.scores = list(scores)
@@ -394,15 +422,25 @@ class GameState:
                 led = self._led
                 follow = (hand >> _SHIFT[led]) & 0x1FFF
                 if follow:
-                    return SUIT_TABLES[led][follow]
-            return cards_in(hand)
-        if phase is Phase.DISCARD:
-            return cards_in(self.hands[self.current_seat])
-        if phase is Phase.GIVE:
-            return cards_in(self.hands[self.current_seat] & ~mask_of(self._picks))
-        if phase is Phase.TRUMP:
-            return TRUMP_ORDER if self.rules.allow_no_trump else TRUMP_ORDER[:4]
-        return ()
+                    return _SUIT_TABLES[led][follow]
+        elif phase is Phase.DISCARD:
+            hand = self.hands[self.current_seat]
+        elif phase is Phase.GIVE:
+            picked = 0
+            for card in self._picks:  # mask_of(), inlined
+                picked |= _BIT[card]
+            hand = self.hands[self.current_seat] & ~picked
+        elif phase is Phase.TRUMP:
+            return TRUMP_ORDER if self.rules.allow_no_trump else _SUIT_TRUMPS
+        else:
+            return ()
+        # cards_in(hand), inlined: leads, plays from a void suit, discards and gives.
+        return (
+            _SPADES[hand & 0x1FFF]
+            + _HEARTS[(hand >> 13) & 0x1FFF]
+            + _DIAMONDS[(hand >> 26) & 0x1FFF]
+            + _CLUBS[hand >> 39]
+        )
 
     def legal_plays_mask(self) -> int:
         """Mask of the cards the current seat may play (meaningful in the play phase)."""
@@ -419,10 +457,12 @@ class GameState:
         if self.phase is not _PLAY:
             self._apply_other(action)
             return
-        # Card play is inlined here: it is the hot path of every playout.
+        # Card play, trick winner included, is inlined here: it is the hot path of every
+        # playout (48 of a hand's ~56 steps), and a Python call costs as much as a check.
         seat = self.current_seat
-        hand = self.hands[seat]
-        if action.__class__ is not Card and not _is_card_index(action):
+        hands = self.hands
+        hand = hands[seat]
+        if type(action) is not Card and not _is_card_index(action):
             raise IllegalActionError(f"seat {seat} must play a card, not {action!r}")
         # mypy cannot see the check above narrow Card | Trump to a card index.
         bit = _BIT[action]  # type: ignore[index]
@@ -437,13 +477,31 @@ class GameState:
                 )
         else:
             self._led = _SUIT_OF[action]  # type: ignore[index]
-        self.hands[seat] = hand ^ bit
-        trick.append(CARDS[action])  # type: ignore[index]
+        hands[seat] = hand ^ bit
+        trick.append(_CARDS[action])  # type: ignore[index]
         self.decisions += 1
         if len(trick) < 3:
             self.current_seat = _LEFT[seat]
+            return
+        # The trick is complete: trick_winner() with its table lookups inlined.
+        first, second, third = trick
+        beaten_by = self._beaten_by
+        best, offset = first, 0
+        if beaten_by[first] & _BIT[second]:
+            best, offset = second, 1
+        if beaten_by[best] & bit:
+            offset = 2
+        leader = _LEFT[seat]
+        winner = (leader + offset) % 3
+        log = self.hand
+        tricks = log.tricks
+        tricks.append(_new_tuple(TrickLog, (leader, (first, second, third), winner)))
+        log.tricks_won[winner] += 1
+        trick.clear()  # nobody else holds this list: `trick` and clone() copy it
+        if len(tricks) == 16:
+            self._finish_hand()
         else:
-            self._finish_trick()
+            self.current_seat = winner
 
     def _apply_other(self, action: Action) -> None:
         phase = self.phase
@@ -480,8 +538,12 @@ class GameState:
             raise IllegalActionError(f"expected {wanted}, got {decision}")
 
     def clone(self) -> GameState:
-        """An independent copy (for search); the copy continues with the same deals."""
-        other = GameState.__new__(GameState)
+        """An independent copy (for search); the copy continues with the same deals.
+
+        Logs of completed hands are shared, not copied: the engine never changes a hand's
+        log once the hand is scored, so a clone costs the same on hand 9 as on hand 1.
+        """
+        other: GameState = _ClonedState()
         other.rules = self.rules
         other.seed = self.seed
         other.shuffle = self.shuffle
@@ -492,14 +554,17 @@ class GameState:
         other.overtime = self.overtime
         other.result = self.result
         other.decisions = self.decisions
-        other.history = [h.copy() for h in self.history]
-        other.hand = other.history[-1]
+        hand = self.hand.copy()
+        other.history = self.history[:-1]
+        other.history.append(hand)
+        other.hand = hand
         other.hands = list(self.hands)
         other._trick = list(self._trick)
         other._led = self._led
-        other._trump_suit = self._trump_suit
+        other._beaten_by = self._beaten_by
         other._picks = list(self._picks)
         other._givers = list(self._givers)
+        other._give_count = self._give_count
         legs_by_id = {id(a): b for a, b in zip(self.hand.legs, other.hand.legs, strict=True)}
         other._giver_legs = [legs_by_id[id(x)] for x in self._giver_legs]
         other._step_index = self._step_index
@@ -508,20 +573,15 @@ class GameState:
         other.current_seat = self.current_seat
         return other
 
-    # ------------------------------------------------------------------ play
+    def __copy__(self) -> GameState:
+        """``copy.copy`` makes a :meth:`clone` (a shallow copy would share the hands)."""
+        return self.clone()
 
-    def _finish_trick(self) -> None:
-        trick = self._trick
-        leader = (self.current_seat + 1) % 3
-        winner = trick_winner(trick, leader, self._trump_suit)
-        hand = self.hand
-        hand.tricks.append(TrickLog(leader, (trick[0], trick[1], trick[2]), winner))
-        hand.tricks_won[winner] += 1
-        self._trick = []
-        if len(hand.tricks) == 16:
-            self._finish_hand()
-        else:
-            self.current_seat = winner
+    def __deepcopy__(self, memo: dict[int, object]) -> GameState:
+        """``copy.deepcopy`` makes a :meth:`clone`: it shares only what never changes."""
+        return self.clone()
+
+    # ------------------------------------------------------------------ play
 
     def _finish_hand(self) -> None:
         hand = self.hand
@@ -581,7 +641,7 @@ class GameState:
         )
         self.history.append(self.hand)
         self.hands = list(deal)
-        self._trump_suit = -1
+        self._beaten_by = _BEATEN_BY[-1]
         self._trick = []
         self._step_index = 0
         self._advance()
@@ -630,14 +690,13 @@ class GameState:
         if trump is Trump.NT and not self.rules.allow_no_trump:
             raise IllegalActionError(f"no trump is not allowed in {self.rules.name}")
         self.hand.trump = trump
-        suit = trump.suit
-        self._trump_suit = -1 if suit is None else int(suit)
+        self._beaten_by = _BEATEN_BY[_TRUMP_SUIT[trump]]
         self.decisions += 1
         self._advance()
 
     def _discard_one(self, action: Action) -> None:
         dealer = self.current_seat
-        card = _as_card(action, "the dealer", "discard")
+        card = _as_card(action, None, "discard")
         bit = BIT[card]
         if not self.hands[dealer] & bit:
             raise IllegalActionError(f"the dealer does not hold {card}")
@@ -671,18 +730,19 @@ class GameState:
         giver = self._givers.pop(0)
         self._giver_legs = [x for x in self.hand.legs if x.leg.giver == giver]
         self._picks = []
+        self._give_count = sum(x.leg.count for x in self._giver_legs)
         self.phase, self.current_seat = Phase.GIVE, giver
 
     def _pick_give(self, action: Action) -> None:
         giver = self.current_seat
-        card = _as_card(action, f"seat {giver}", "give")
+        card = _as_card(action, giver, "give")
         if not self.hands[giver] & BIT[card]:
             raise IllegalActionError(f"seat {giver} does not hold {card}")
         if card in self._picks:
             raise IllegalActionError(f"seat {giver} already gives {card}")
         self._picks.append(card)
         self.decisions += 1
-        if len(self._picks) == sum(x.leg.count for x in self._giver_legs):
+        if len(self._picks) == self._give_count:
             self._complete_give()
 
     def _check_give(self, decision: Give) -> None:
@@ -747,6 +807,20 @@ class GameState:
             pool = self.hands[receiver] & ~mask_of(log.given) & ~later
             self._return(log, pool)
             self.hands[receiver] |= later
+
+
+class _ClonedState(GameState):
+    """A :class:`GameState` that :meth:`GameState.clone` fills in field by field.
+
+    Why a subclass: a clone must not run ``__init__`` (it would deal a game), and a class
+    compiled by mypyc cannot be created without it; an empty ``__init__`` here works both
+    compiled and interpreted.
+    """
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        """Leave every field unset: :meth:`GameState.clone` sets them all."""
 
 
 def new_game(

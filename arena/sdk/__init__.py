@@ -13,6 +13,9 @@ class HighCard(Bot):
 if __name__ == "__main__":
     HighCard().run()
 ```
+
+A trained policy on the encoding of ``arena.envs.encoding`` becomes a bot with
+:class:`EncodedBot` (docs/rl.md).
 """
 
 from arena.game import (
@@ -30,6 +33,7 @@ from arena.game import (
 from arena.game.ending import GameResult
 from arena.protocol.convert import GameEnd, GameStart, HandEnd
 from arena.sdk.bot import Bot, BotRunError
+from arena.sdk.encoded import EncodedBot, EncodedPolicy, IllegalPolicyAction, PolicyFunction
 
 __all__ = [
     "Bot",
@@ -38,13 +42,17 @@ __all__ = [
     "Card",
     "DecisionKind",
     "Discard",
+    "EncodedBot",
+    "EncodedPolicy",
     "GameEnd",
     "GameResult",
     "GameStart",
     "Give",
     "HandEnd",
+    "IllegalPolicyAction",
     "Observation",
     "Play",
+    "PolicyFunction",
     "Request",
     "Suit",
     "Trump",

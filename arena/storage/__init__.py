@@ -6,7 +6,9 @@ of the domain modules, each of which runs one short session:
 * ``database`` -- the engine, migrations, :class:`StorageError` and the one decorator that
   turns database failures into it;
 * ``models`` -- the tables, and the constants they imply (``CONTRACTS``, ``BOARD_SIZE``);
-* ``bots`` -- submitted bots and versions; ``tournaments`` -- tournaments, entrants,
+* ``users`` -- accounts, roles (:class:`Actor`, :func:`require_role`), login attempts and
+  sessions;
+* ``bots`` -- submitted bots and versions, each bot owned by a user; ``tournaments`` -- tournaments, entrants,
   status and progress; ``games`` -- storing and reading game records; ``ratings`` --
   the rating updates;
 * ``standings`` -- the read models the CLI and the dashboard share (standings, rating
@@ -24,6 +26,7 @@ from arena.storage.bots import (
     VersionInfo,
     add_bot_version,
     bot_overview,
+    bot_owner,
     bot_versions,
     get_bot,
     get_bot_version,
@@ -48,6 +51,18 @@ from arena.storage.games import (
     stored_indexes,
     tournament_game_ids,
     tournament_records,
+)
+from arena.storage.ladder import (
+    LADDER_FORMAT,
+    LadderEntrant,
+    ScheduledMatch,
+    enter_new_versions,
+    enter_version,
+    ladder_entrants,
+    ladder_matches,
+    ladder_settings,
+    schedule_match,
+    unfinished_matches,
 )
 from arena.storage.models import BOARD_SIZE, CONTRACTS, TRUMPS, row_id
 from arena.storage.ratings import ratings, recompute_ratings
@@ -78,12 +93,22 @@ from arena.storage.tournaments import (
     set_status,
     tournament_overview,
 )
+from arena.storage.users import (
+    Actor,
+    PermissionDenied,
+    UserInfo,
+    actor,
+    list_user_rows,
+    require_role,
+)
 
 __all__ = [
     "BOARD_SIZE",
     "CONTRACTS",
     "DEFAULT_SAMPLE",
+    "LADDER_FORMAT",
     "TRUMPS",
+    "Actor",
     "BotInfo",
     "ContractStats",
     "FaultCount",
@@ -91,20 +116,28 @@ __all__ = [
     "GameAlreadyStored",
     "GameRow",
     "HeadToHead",
+    "LadderEntrant",
+    "PermissionDenied",
     "Progress",
     "RatingPoint",
     "RecordStats",
+    "ScheduledMatch",
     "StandingRow",
     "StorageError",
     "TournamentInfo",
+    "UserInfo",
     "VersionInfo",
+    "actor",
     "add_bot_version",
     "bot_overview",
+    "bot_owner",
     "bot_versions",
     "contract_stats",
     "count_arena_fault",
     "create_tournament",
     "default_url",
+    "enter_new_versions",
+    "enter_version",
     "entries",
     "fault_counts",
     "faults",
@@ -116,9 +149,13 @@ __all__ = [
     "get_bot_version",
     "get_tournament",
     "head_to_head",
+    "ladder_entrants",
+    "ladder_matches",
+    "ladder_settings",
     "latest_version",
     "list_bots",
     "list_tournaments",
+    "list_user_rows",
     "make_engine",
     "migrate",
     "open_database",
@@ -128,7 +165,9 @@ __all__ = [
     "recompute_ratings",
     "record_game",
     "record_stats",
+    "require_role",
     "row_id",
+    "schedule_match",
     "set_status",
     "standings",
     "stored_indexes",
@@ -136,4 +175,5 @@ __all__ = [
     "tournament_game_ids",
     "tournament_overview",
     "tournament_records",
+    "unfinished_matches",
 ]

@@ -30,7 +30,18 @@ from arena.storage.database import (
     read_session,
     write_session,
 )
-from arena.storage.models import Bot, BotVersion, Entry, GameSeat, Tournament, row_id
+from arena.storage.models import (
+    LOCAL_ORGANISER,
+    SUBMITTED_VIA,
+    Bot,
+    BotVersion,
+    Entry,
+    GameSeat,
+    Tournament,
+    User,
+    row_id,
+)
+from arena.storage.users import Actor, PermissionDenied
 
 LOGGER = logging.getLogger(__name__)
 
@@ -38,20 +49,63 @@ _CHECKSUM: Final = re.compile(r"^(?:[0-9a-f]{64}|v2:[a-z2-7]{52})$")
 """A legacy sha256 hex checksum, or ``v2:`` and a base32 tree hash (arena.submission)."""
 
 
+def _not_yours(name: str, owner: str) -> str:
+    return (
+        f"bot name {name!r} belongs to {owner}: only {owner} or an organiser may submit "
+        "versions of it (choose another name in bot.toml)"
+    )
+
+
+@database_errors
+def bot_owner(engine: Engine, name: str) -> str | None:
+    """The name of the user who owns bot *name*, or ``None`` for a free name."""
+    statement = (
+        sa_select(col(User.name))
+        .join(Bot, col(Bot.owner_id) == col(User.id))
+        .where(col(Bot.name) == name)
+    )
+    rows = read_rows(engine, statement)
+    return str(rows[0][0]) if rows else None
+
+
+def check_may_submit(engine: Engine, submitter: Actor, name: str) -> None:
+    """Refuse early (before any build) a submission under a name *submitter* does not own.
+
+    :func:`add_bot_version` checks again when it stores, in its transaction.
+
+    :raises PermissionDenied: naming the owner.
+    """
+    owner = bot_owner(engine, name)
+    if owner is not None and owner != submitter.name and not submitter.is_organiser:
+        raise PermissionDenied(_not_yours(name, owner))
+
+
 @database_errors
 def add_bot_version(
-    engine: Engine, manifest_fields: Mapping[str, Any], checksum: str, path: str
+    engine: Engine,
+    manifest_fields: Mapping[str, Any],
+    checksum: str,
+    path: str,
+    *,
+    submitter: Actor | None = None,
+    via: str = "cli",
 ) -> tuple[BotVersion, bool]:
-    """Store a submitted bot; returns ``(version, created)``.
+    """Store a submitted bot for *submitter* (default: the host's ``local`` organiser),
+    submitted *via* ``cli`` or ``dashboard``; returns ``(version, created)``.
 
-    A new bot name creates the bot. If the bot's latest version has the same *checksum*,
+    A new bot name creates the bot, owned by *submitter*. An existing bot takes versions
+    only from its owner or an organiser: the check runs in the same transaction that
+    stores the version, so two submitters racing for a new name cannot both win. If the bot's latest version has the same *checksum*,
     nothing is stored and that version comes back with ``created=False`` (its path kept).
     Otherwise a new version gets the next ``seq`` and the label ``name@version``, or
     ``name@version+<checksum[:8]>`` when that version was already submitted with other
     files (plus ``.<seq>`` in the odd case that this label is taken too).
 
+    :raises PermissionDenied: when the name belongs to another user (nothing is stored).
     :raises StorageError: for a manifest without name or version, or a malformed checksum.
     """
+    if via not in SUBMITTED_VIA:
+        raise StorageError(f"unknown submission route {via!r}")
     name = manifest_fields.get("name")
     version = manifest_fields.get("version")
     if not isinstance(name, str) or not name or not isinstance(version, str) or not version:
@@ -65,7 +119,17 @@ def add_bot_version(
     language = str(manifest_fields.get("language", ""))
     for attempt in range(3):
         try:
-            return _add_bot_version(engine, name, version, language, checksum, path, manifest)
+            return _add_bot_version(
+                engine,
+                name,
+                version,
+                language,
+                checksum,
+                path,
+                manifest,
+                submitter=submitter,
+                via=via,
+            )
         except IntegrityError:
             # Another process registered the same bot or version first; look again.
             if attempt == 2:
@@ -73,7 +137,7 @@ def add_bot_version(
     raise AssertionError("unreachable")
 
 
-def _add_bot_version(
+def _add_bot_version(  # noqa: PLR0913
     engine: Engine,
     name: str,
     version: str,
@@ -81,13 +145,22 @@ def _add_bot_version(
     checksum: str,
     path: str,
     manifest: str,
+    *,
+    submitter: Actor | None,
+    via: str,
 ) -> tuple[BotVersion, bool]:
     with write_session(engine) as session:
+        if submitter is None:  # the host's own identity (made by migration 0003)
+            local = session.exec(select(User).where(User.name == LOCAL_ORGANISER)).one()
+            submitter = Actor(row_id(local), local.name, "organiser")
         bot = session.exec(select(Bot).where(Bot.name == name)).first()
         if bot is None:
-            bot = Bot(name=name)
+            bot = Bot(name=name, owner_id=submitter.id)
             session.add(bot)
             session.flush()
+        elif bot.owner_id != submitter.id and not submitter.is_organiser:
+            owner = session.get(User, bot.owner_id)
+            raise PermissionDenied(_not_yours(name, owner.name if owner else "another user"))
         assert bot.id is not None
         versions = session.exec(
             select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(col(BotVersion.seq))
@@ -112,6 +185,8 @@ def _add_bot_version(
             manifest=manifest,
             path=path,
             language=language,
+            submitted_by=submitter.id,
+            submitted_via=via,
         )
         session.add(row)
         session.commit()
@@ -193,6 +268,10 @@ class VersionInfo:
     manifest: str
     """The manifest fields as JSON text."""
     submitted_at: datetime
+    submitted_by: str
+    """The user who submitted it."""
+    submitted_via: str
+    """``cli``, ``dashboard`` or ``unknown`` (before accounts existed)."""
     games: int
     faulted_games: int
     tournaments: tuple[str, ...]
@@ -205,6 +284,8 @@ class BotInfo:
     id: int
     name: str
     created_at: datetime
+    owner: str
+    """The user who owns the name (who first submitted it)."""
     versions: tuple[VersionInfo, ...]
 
     @property
@@ -240,6 +321,7 @@ def bot_overview(engine: Engine) -> list[BotInfo]:
         .order_by(col(Tournament.id)),
     ):
         entered.setdefault(version_id, []).append(name)
+    users = dict(read_rows(engine, sa_select(col(User.id), col(User.name))))
     with read_session(engine) as session:
         stored = session.exec(
             select(BotVersion).order_by(col(BotVersion.bot_id), col(BotVersion.seq))
@@ -258,12 +340,20 @@ def bot_overview(engine: Engine) -> list[BotInfo]:
                 path=row.path,
                 manifest=row.manifest,
                 submitted_at=row.submitted_at,
+                submitted_by=users.get(row.submitted_by, "?"),
+                submitted_via=row.submitted_via,
                 games=games,
                 faulted_games=faulted,
                 tournaments=tuple(entered.get(row_id(row), [])),
             )
         )
     return [
-        BotInfo(row_id(bot), bot.name, bot.created_at, tuple(versions.get(row_id(bot), [])))
+        BotInfo(
+            row_id(bot),
+            bot.name,
+            bot.created_at,
+            users.get(bot.owner_id, "?"),
+            tuple(versions.get(row_id(bot), [])),
+        )
         for bot in list_bots(engine)
     ]

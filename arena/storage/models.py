@@ -2,8 +2,12 @@
 
 What is stored and why:
 
+* ``User``: the arena's accounts (organisers and participants; spectators need none), and
+  ``LoginAttempt`` / ``LoginSession``: every dashboard login tried (the rate limit counts
+  them) and the sessions that are open, by the hash of their token.
 * ``Bot`` / ``BotVersion``: every distinct set of bot files ever submitted, so a game always
-  names the exact program that played it.
+  names the exact program that played it; a bot belongs to the user who first submitted it,
+  and every version says who submitted it and how.
 * ``Tournament`` / ``Entry``: what was scheduled (rules, time control, seed, entrants in order).
 * ``Game``: one row per played game with the whole ``arena952.game/1`` record as JSON text,
   the record being the fact everything else is computed from (STYLE.md 19).
@@ -24,6 +28,7 @@ from typing import Any, Final, Literal
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     Dialect,
@@ -60,6 +65,15 @@ CONTRACTS: Final = (9, 5, 2)
 """The contracts ``game_seat`` counts hands and makes of (``hands_9`` ... ``made_2``)."""
 TRUMPS: Final = tuple(trump.value for trump in Trump)
 """Trump calls in display order (``S``, ``H``, ``D``, ``C``, ``NT``)."""
+ROLES: Final = ("organiser", "participant")
+"""``organiser``: everything; ``participant``: submits and manages only their own bots."""
+Role = Literal["organiser", "participant"]
+LOCAL_ORGANISER: Final = "local"
+"""The identity the host's CLI acts as unless ``--user`` names another (migration 0003 makes
+it, and owns every bot submitted before accounts existed). It has no password until
+``arena user reset local`` gives it one."""
+SUBMITTED_VIA: Final = ("cli", "dashboard", "unknown")
+"""How a version was submitted; ``unknown`` for versions stored before accounts existed."""
 BOARD_SIZE: Final = 6
 """Games per duplicate board: the 3! seatings of three bots over the same deals."""
 
@@ -107,7 +121,7 @@ class SeedText(TypeDecorator[int]):
         return None if value is None else int(value)
 
 
-def row_id(row: Bot | BotVersion | Tournament) -> int:
+def row_id(row: Bot | BotVersion | Tournament | User) -> int:
     """The primary key of a stored row (always set once it has been read back).
 
     :raises StorageError: for a row that was never stored.
@@ -122,6 +136,67 @@ def _when(nullable: bool = False) -> Any:
     if nullable:
         return Field(default=None, sa_type=UTCDateTime, nullable=True)
     return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+# ---------------------------------------------------------------------------- accounts
+
+
+class User(SQLModel, table=True):
+    """An account: an organiser or a participant. Passwords are kept only as argon2 hashes."""
+
+    __tablename__ = "arena_user"  # "user" is reserved in PostgreSQL
+    __table_args__ = (
+        UniqueConstraint("name"),
+        UniqueConstraint("email"),
+        CheckConstraint("role IN ('organiser', 'participant')", name="role"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=64)
+    role: str = Field(max_length=16)
+    email: str | None = Field(default=None, max_length=254, nullable=True)
+    """The address an identity provider (``st.login``) vouches for; ``None``: password only."""
+    password_hash: str | None = Field(default=None, sa_type=Text, nullable=True, repr=False)
+    """argon2id hash (PHC string); ``None``: no password, so no built-in login."""
+    disabled: bool = Field(default=False, sa_type=Boolean)
+    created_at: datetime = _when()
+    password_set_at: datetime | None = _when(nullable=True)
+
+
+class LoginAttempt(SQLModel, table=True):
+    """One dashboard login tried, kept so that failures can be counted per user and client."""
+
+    __tablename__ = "login_attempt"
+    __table_args__ = (
+        Index("ix_login_attempt_user_name_at", "user_name", "at"),
+        Index("ix_login_attempt_client_at", "client", "at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_name: str = Field(max_length=64)
+    """The name typed (known or not: guessing names is counted too), cut to 64 characters."""
+    client: str = Field(max_length=64)
+    """The client's address as the dashboard sees it."""
+    succeeded: bool = Field(sa_type=Boolean)
+    at: datetime = _when()
+
+
+class LoginSession(SQLModel, table=True):
+    """An open dashboard session. Only the token's SHA-256 is stored: a copy of the database
+    opens no session."""
+
+    __tablename__ = "login_session"
+    __table_args__ = (UniqueConstraint("token_hash"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_hash: str = Field(max_length=64, repr=False)
+    user_id: int = Field(foreign_key="arena_user.id")
+    method: str = Field(max_length=16)
+    """``password`` or ``oidc``."""
+    created_at: datetime = _when()
+    last_seen_at: datetime = _when()
+    expires_at: datetime = Field(sa_type=UTCDateTime)
+    """The hard end; an idle session ends earlier (see arena.accounts.sessions)."""
 
 
 # ------------------------------------------------------------------------------- bots
@@ -140,11 +215,14 @@ class Bot(BotBase, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime = _when()
+    owner_id: int = Field(foreign_key="arena_user.id")
+    """The user who first submitted the name: only they, or an organiser, add versions."""
 
 
 class BotPublic(BotBase):
     id: int
     created_at: datetime
+    owner_id: int
 
 
 class BotVersionBase(SQLModel):
@@ -167,6 +245,7 @@ class BotVersion(BotVersionBase, table=True):
     __table_args__ = (
         UniqueConstraint("bot_id", "seq"),
         UniqueConstraint("bot_id", "label"),
+        CheckConstraint("submitted_via IN ('cli', 'dashboard', 'unknown')", name="submitted_via"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -176,6 +255,9 @@ class BotVersion(BotVersionBase, table=True):
     manifest: str = Field(sa_type=Text)
     """JSON of the manifest fields."""
     submitted_at: datetime = _when()
+    submitted_by: int = Field(foreign_key="arena_user.id")
+    submitted_via: str = Field(max_length=16)
+    """``cli``, ``dashboard`` or ``unknown`` (:data:`SUBMITTED_VIA`)."""
 
 
 class BotVersionPublic(BotVersionBase):
@@ -184,6 +266,8 @@ class BotVersionPublic(BotVersionBase):
     seq: int
     manifest: str
     submitted_at: datetime
+    submitted_by: int
+    submitted_via: str
 
 
 # ------------------------------------------------------------------------ tournaments
@@ -261,6 +345,44 @@ class Entry(SQLModel, table=True):
     position: int = Field(primary_key=True)
     """0, 1, ... in the order the entrants were given."""
     bot_version_id: int = Field(foreign_key="bot_version.id")
+
+
+class LadderSettings(SQLModel, table=True):
+    """What a ``ladder`` tournament stops on (its tables are chosen while it plays)."""
+
+    __tablename__ = "ladder"
+    __table_args__ = (
+        CheckConstraint("games_budget >= 0", name="games_budget"),
+        CheckConstraint("confidence > 0.5 AND confidence < 1", name="confidence"),
+        CheckConstraint("min_games >= 0", name="min_games"),
+    )
+
+    tournament_id: int | None = Field(default=None, foreign_key="tournament.id", primary_key=True)
+    """Set when the tournament is stored with it."""
+    games_budget: int
+    """Games the ladder may schedule in all; 0: no budget (it stops on confidence only)."""
+    confidence: float = Field(sa_type=Double)
+    """It stops once every bot is above the next with at least this probability ..."""
+    min_games: int
+    """... and every bot has played at least this many rated games."""
+
+
+class LadderMatch(SQLModel, table=True):
+    """A match of a ladder (one duplicate board: 6 games), stored before it is played, so a
+    killed ladder resumes it instead of choosing again."""
+
+    __tablename__ = "ladder_match"
+    __table_args__ = (UniqueConstraint("tournament_id", "match_index"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id")
+    match_index: int
+    """0, 1, ...; its games have schedule indexes ``6 * match_index`` to ``+ 5``."""
+    bot_version_a: int = Field(foreign_key="bot_version.id")
+    """The table's three bot versions, in table order (seating 0 puts them in seats 0-2)."""
+    bot_version_b: int = Field(foreign_key="bot_version.id")
+    bot_version_c: int = Field(foreign_key="bot_version.id")
+    scheduled_at: datetime = _when()
 
 
 # ------------------------------------------------------------------------------ games
@@ -368,3 +490,17 @@ class Rating(SQLModel, table=True):
     games: int
     rated_through: int
     """Schedule index of the last update that included this bot."""
+
+
+# ----------------------------------------------------------------------- version tests
+
+
+class VersionTest(SQLModel, table=True):
+    """The settings of a version test (``arena bot compare``): who against whom, the margin
+    and the error rates. Its games are the tournament's; its progress is computed from them."""
+
+    __tablename__ = "version_test"
+
+    tournament_id: int = Field(foreign_key="tournament.id", primary_key=True)
+    spec: str = Field(sa_type=Text)
+    """JSON of :class:`arena.tournament.compare.VersionTestSpec`."""

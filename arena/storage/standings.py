@@ -1,5 +1,8 @@
 """The read models both the CLI and the dashboard show: standings and rating history.
 
+Standings carry the leaderboard's own doubt (:mod:`arena.ratings.confidence`): each row's
+chance of being better than the row below it, and a 95% interval of its true rank.
+
 ``arena standings`` and the dashboard's Standings page call the same :func:`standings`;
 the Rating history page and any CLI view of it call :func:`rating_history`. So the two
 front ends cannot disagree on a number. Aggregates come from the narrow ``game_seat`` and
@@ -19,10 +22,13 @@ from sqlalchemy import Engine, Select, case, func
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
+from arena.ratings.confidence import p_above_next, rank_intervals
+from arena.ratings.trueskill_model import Rating as Skill
 from arena.ratings.trueskill_model import RatingModel
 from arena.storage.bots import version_labels
 from arena.storage.database import database_errors, read_rows, read_session
 from arena.storage.models import (
+    Bot,
     BotVersion,
     Entry,
     Game,
@@ -30,6 +36,7 @@ from arena.storage.models import (
     Rating,
     RatingSnapshot,
     Tournament,
+    User,
 )
 from arena.storage.ratings import rating_model
 
@@ -59,6 +66,27 @@ class StandingRow:
     made_2: float | None
     faults: int
     """Games in which the bot faulted at least once."""
+    name: str = ""
+    """The bot's name (all its versions share it)."""
+    version: str = ""
+    """The version's manifest ``version``."""
+    p_above_next: float | None = None
+    """P(this bot's skill > the next row's), from the two TrueSkill posteriors; ``None``
+    on the last row."""
+    rank_low: int = 0
+    """The best rank of the 95% interval of the bot's true rank (1 = first)."""
+    rank_high: int = 0
+    """The worst rank of that interval."""
+    owner: str = ""
+    """The user who owns the bot's name."""
+
+
+STANDINGS_LEGEND = (
+    "conservative = mu - 3 sigma (the sort key); P(>next) = chance this bot's skill is above "
+    "the next row's; rank 95% = the ranks its true skill would take in 95 of 100 draws from "
+    "the ratings' posteriors"
+)
+"""The one line that says what the confidence columns mean (CLI and dashboard)."""
 
 
 @database_errors
@@ -68,7 +96,9 @@ def standings(
     """Standings of a tournament (default: the most recently created), best first.
 
     Every entrant appears; one not rated yet shows the model's prior (*model*, default
-    ``DEFAULT_MODEL``). Empty if there is no tournament.
+    ``DEFAULT_MODEL``). Empty if there is no tournament. Each row carries its rank
+    confidence, computed over all the rows (a Monte-Carlo estimate with a fixed seed, so
+    the same ratings always give the same intervals).
     """
     with read_session(engine) as session:
         if tournament_id is None:
@@ -80,10 +110,18 @@ def standings(
             if latest is None:
                 return []
             tournament_id = latest
-        entrants = session.exec(
-            select(BotVersion.id, BotVersion.label)
+        entrants = session.execute(
+            sa_select(
+                col(BotVersion.id),
+                col(BotVersion.label),
+                col(Bot.name),
+                col(BotVersion.version),
+                col(User.name),
+            )
             .join(Entry, col(Entry.bot_version_id) == col(BotVersion.id))
-            .where(Entry.tournament_id == tournament_id)
+            .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+            .join(User, col(User.id) == col(Bot.owner_id))
+            .where(col(Entry.tournament_id) == tournament_id)
             .order_by(col(Entry.position))
         ).all()
         current = {
@@ -93,7 +131,7 @@ def standings(
         stats = {row[0]: row[1:] for row in session.execute(_stats_query(tournament_id))}
     prior = rating_model(model).initial()
     rows: list[StandingRow] = []
-    for bot_id, label in entrants:
+    for bot_id, label, bot_name, version, owner in entrants:
         assert bot_id is not None
         rated = current.get(bot_id)
         mu, sigma = (rated.mu, rated.sigma) if rated is not None else (prior.mu, prior.sigma)
@@ -115,10 +153,25 @@ def standings(
                 made_5=m5 / h5 if h5 else None,
                 made_2=m2 / h2 if h2 else None,
                 faults=faults,
+                name=bot_name,
+                version=version,
+                owner=owner,
             )
         )
     rows.sort(key=lambda r: (-r.conservative, -r.mu, r.bot))
-    return [dataclasses.replace(row, rank=position) for position, row in enumerate(rows, start=1)]
+    skills = [Skill(row.mu, row.sigma) for row in rows]
+    return [
+        dataclasses.replace(
+            row,
+            rank=position,
+            p_above_next=above,
+            rank_low=interval.low,
+            rank_high=interval.high,
+        )
+        for position, (row, above, interval) in enumerate(
+            zip(rows, p_above_next(skills), rank_intervals(skills), strict=True), start=1
+        )
+    ]
 
 
 def _stats_query(tournament_id: int) -> Select[*tuple[Any, ...]]:

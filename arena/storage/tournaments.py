@@ -33,6 +33,7 @@ from arena.storage.models import (
     BotVersion,
     Entry,
     Game,
+    LadderSettings,
     Tournament,
     TournamentCreate,
     row_id,
@@ -58,8 +59,10 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
     format: str = "round_robin",
     deal_secret: bytes | None = None,
     shuffle: str = HMAC_SHUFFLE,
+    ladder: LadderSettings | None = None,
 ) -> Tournament:
-    """Store a new tournament and its entrants (bot version ids, in order).
+    """Store a new tournament and its entrants (bot version ids, in order), and for a
+    ladder its stopping *ladder* settings (their ``tournament_id`` is filled in).
 
     Keyed tournaments (*shuffle* ``hmac-sha256/1``, the default) need the *deal_secret*
     their board keys come from; *seed* is the explicit seed it was made from, if any
@@ -122,6 +125,9 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
                 Entry(tournament_id=tournament.id, position=i, bot_version_id=v)
                 for i, v in enumerate(entries)
             )
+            if ladder is not None:
+                ladder.tournament_id = tournament.id
+                session.add(ladder)
             session.commit()
     except IntegrityError:
         raise exists from None  # created concurrently under the same name

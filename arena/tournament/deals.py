@@ -9,6 +9,7 @@ says that its deals are predictable.
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from typing import Final
 
@@ -58,4 +59,18 @@ def board_seeds(shuffle: str, seed: int | None, secret_hex: str | None) -> Board
     raise ValueError(f"unknown shuffle {shuffle!r}")
 
 
-__all__ = ["SEED_MAX", "board_seeds", "deal_secret"]
+def matchmaking_seed(secret_hex: str, match_index: int) -> int:
+    """The seed of a ladder's random choices for match *match_index*:
+    ``HMAC-SHA256(secret, "arena952/ladder-matchmaker/1" || index)``, so a ladder is
+    reproducible from its secret (and a seeded one from its seed), each match's draw does not
+    depend on how many draws came before it (a resumed ladder draws as an unbroken one), and
+    the draws say nothing about the deal keys derived from the same secret."""
+    if match_index < 0:
+        raise ValueError(f"a match number is not negative, got {match_index}")
+    message = _MATCHMAKER + match_index.to_bytes(8, "big")
+    return int.from_bytes(hmac.digest(bytes.fromhex(secret_hex), message, "sha256"), "big")
+
+
+_MATCHMAKER: Final = b"arena952/ladder-matchmaker/1"
+
+__all__ = ["SEED_MAX", "board_seeds", "deal_secret", "matchmaking_seed"]

@@ -25,6 +25,10 @@ LOGGER = logging.getLogger(__name__)
 
 ResultCallback = Callable[[GameJob, dict[str, Any]], Awaitable[None] | None]
 ArenaFaultCallback = Callable[[GameJob, str], Awaitable[None] | None]
+MoreJobs = Callable[[], Awaitable[Sequence[GameJob]]]
+"""Asked for more jobs whenever a worker finds none it may start (a ladder chooses its next
+match then, from the freshest ratings); an empty answer means no more will come. It may
+take its time (a ladder that follows waits for new entrants): the other workers go on."""
 
 MAX_ARENA_FAULTS: Final = 3
 """Times in a row one game may be failed by the arena before the run stops (the arena is
@@ -43,10 +47,12 @@ class Executor(Protocol):
         jobs: Sequence[GameJob],
         on_result: ResultCallback,
         on_arena_fault: ArenaFaultCallback | None = None,
+        more: MoreJobs | None = None,
     ) -> None:
         """Play every job; call *on_result* once per finished game, and *on_arena_fault*
         each time the arena itself failed a game (that game is played again, up to
-        :data:`MAX_ARENA_FAULTS` times in a row, then :class:`ExecutorError`).
+        :data:`MAX_ARENA_FAULTS` times in a row, then :class:`ExecutorError`). With *more*,
+        play the jobs it gives too, until it gives none.
 
         Two jobs with the same deal (:attr:`GameJob.deal`) never run at the same time: a
         bot that reads the timing or load of its copy at another seating of the same board
@@ -63,23 +69,45 @@ class _Queue:
     when every waiting job's deal is running.
     """
 
-    def __init__(self, jobs: Sequence[GameJob], separate_deals: bool) -> None:
+    def __init__(
+        self, jobs: Sequence[GameJob], separate_deals: bool, more: MoreJobs | None = None
+    ) -> None:
         self.waiting = list(jobs)
         self.running: dict[tuple[str, int], int] = {}
         self.separate_deals = separate_deals
         self.changed = asyncio.Condition()
+        self.more = more
+        """Where more jobs come from (``None`` once it has given none)."""
+        self.asking = False
+        """A worker is asking :attr:`more` (one at a time, outside the lock)."""
 
     async def take(self) -> GameJob | None:
         """The next job to run, or ``None`` when nothing is left to take."""
-        async with self.changed:
-            while self.waiting:
-                for i, job in enumerate(self.waiting):
-                    if not self.separate_deals or job.deal not in self.running:
-                        del self.waiting[i]
-                        self.running[job.deal] = self.running.get(job.deal, 0) + 1
-                        return job
-                await self.changed.wait()
-            return None
+        while True:
+            async with self.changed:
+                while True:
+                    for i, job in enumerate(self.waiting):
+                        if not self.separate_deals or job.deal not in self.running:
+                            del self.waiting[i]
+                            self.running[job.deal] = self.running.get(job.deal, 0) + 1
+                            return job
+                    if self.more is not None and not self.asking:
+                        self.asking = True
+                        more = self.more
+                        break
+                    if not self.waiting and not self.asking:
+                        return None
+                    await self.changed.wait()
+            jobs: Sequence[GameJob] = ()
+            try:
+                jobs = await more()
+            finally:
+                async with self.changed:
+                    self.asking = False
+                    self.waiting.extend(jobs)
+                    if not jobs:
+                        self.more = None
+                    self.changed.notify_all()
 
     async def done(self, job: GameJob, *, again: bool = False) -> None:
         """*job* stopped running; with *again* it waits to run again, first in line."""
@@ -115,9 +143,10 @@ class LocalProcessExecutor:
         jobs: Sequence[GameJob],
         on_result: ResultCallback,
         on_arena_fault: ArenaFaultCallback | None = None,
+        more: MoreJobs | None = None,
     ) -> None:
-        queue = _Queue(jobs, self.separate_deals)
-        workers = min(self.parallel, len(jobs))
+        queue = _Queue(jobs, self.separate_deals, more)
+        workers = self.parallel if more is not None else min(self.parallel, len(jobs))
         if workers == 0:
             return
         faults: dict[int, int] = {}

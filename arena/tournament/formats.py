@@ -55,6 +55,9 @@ class TournamentFormat(ABC):
     name: ClassVar[str]
     board_size: ClassVar[int] = len(SEATINGS)
     """Games per board (ratings per board use consecutive blocks of this size)."""
+    fixed_schedule: ClassVar[bool] = True
+    """The whole schedule follows from the settings (:meth:`schedule`); ``False`` for a
+    format that chooses its tables while it plays and stores each before playing it."""
 
     @abstractmethod
     def tables(self, entrants: int) -> list[tuple[int, int, int]]:
@@ -94,19 +97,27 @@ class TournamentFormat(ABC):
         for board in range(boards):
             seed_of_board = board_seed(board)
             for table_index, table in enumerate(tables):
-                for seating_index, seating in enumerate(SEATINGS):
-                    games.append(
-                        ScheduledGame(
-                            schedule_index=len(games),
-                            table_index=table_index,
-                            board_index=board,
-                            seating_index=seating_index,
-                            seed=seed_of_board,
-                            first_dealer=board % 3,
-                            entrants=(table[seating[0]], table[seating[1]], table[seating[2]]),
-                        )
-                    )
+                games.extend(board_games(len(games), table_index, board, seed_of_board, table))
         return games
+
+
+def board_games(
+    start: int, table_index: int, board: int, seed: int, table: tuple[int, int, int]
+) -> list[ScheduledGame]:
+    """The 6 games of one board on one table (schedule indexes from *start*): the same
+    deals (*seed*) under every seating, the first dealer turning with the board."""
+    return [
+        ScheduledGame(
+            schedule_index=start + seating_index,
+            table_index=table_index,
+            board_index=board,
+            seating_index=seating_index,
+            seed=seed,
+            first_dealer=board % 3,
+            entrants=(table[seating[0]], table[seating[1]], table[seating[2]]),
+        )
+        for seating_index, seating in enumerate(SEATINGS)
+    ]
 
 
 def _legacy_seeds(seed: int) -> BoardSeeds:
@@ -129,7 +140,33 @@ class RoundRobin(TournamentFormat):
         return math.comb(entrants, 3)
 
 
-FORMATS: dict[str, type[TournamentFormat]] = {RoundRobin.name: RoundRobin}
+class Ladder(TournamentFormat):
+    """A standing competition: each match is one board (6 games) on a table the matchmaker
+    (:mod:`arena.tournament.matchmaker`) chooses from the current ratings, stored before it
+    is played (:mod:`arena.tournament.ladder`). Match *m* is board *m*, on table *m*, with
+    schedule indexes ``6m .. 6m + 5``."""
+
+    name = "ladder"
+    fixed_schedule = False
+
+    def tables(self, entrants: int) -> list[tuple[int, int, int]]:
+        raise ValueError("a ladder chooses its tables while it plays; it has no fixed list")
+
+    def check_entrants(self, entrants: int) -> None:
+        """:raises ValueError: for fewer than 3 entrants."""
+        if entrants < 3:
+            raise ValueError(f"a ladder needs at least 3 bots, got {entrants}")
+
+    def match_games(
+        self, match_index: int, seed: int, table: tuple[int, int, int]
+    ) -> list[ScheduledGame]:
+        """The games of match *match_index* on *table* (entry positions), whose board seed
+        is *seed*."""
+        start = match_index * self.board_size
+        return board_games(start, match_index, match_index, seed, table)
+
+
+FORMATS: dict[str, type[TournamentFormat]] = {RoundRobin.name: RoundRobin, Ladder.name: Ladder}
 """Formats by name (Swiss or gauntlet formats subclass TournamentFormat and register here)."""
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,32 +53,40 @@ def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], li
     seeds = board_seeds(tournament.shuffle, tournament.seed, tournament.deal_secret)
     schedule = fmt.schedule(len(versions), tournament.boards, seeds)
     stored = storage.stored_indexes(engine, tournament_id)
-    rules = RuleSet.from_json(_json(tournament.rules), name=tournament.ruleset)
-
-    def seats(game: ScheduledGame) -> tuple[BotVersion, BotVersion, BotVersion]:
-        a, b, c = game.entrants
-        return versions[a], versions[b], versions[c]
+    rules = tournament_rules(tournament)
 
     jobs = [
-        GameJob(
-            schedule_index=game.schedule_index,
-            seed=game.seed,
-            first_dealer=game.first_dealer,
-            rules=rules.to_json(),
-            ruleset=tournament.ruleset,
-            time_control=tournament.time_control,
-            bot_paths=(a.path, b.path, c.path),
-            game_id=f"{tournament.name}-{game.schedule_index:06d}",
-            log_cap=DEFAULT_LOG_CAP,
-            shuffle=tournament.shuffle,
-            checksums=(a.checksum, b.checksum, c.checksum),
-            labels=(a.label, b.label, c.label),
-        )
+        game_job(tournament, rules, game, versions)
         for game in schedule
         if game.schedule_index not in stored
-        for a, b, c in (seats(game),)
     ]
     return tournament, schedule, jobs
+
+
+def game_job(
+    tournament: Tournament, rules: RuleSet, game: ScheduledGame, versions: Sequence[BotVersion]
+) -> GameJob:
+    """The job of one scheduled *game*; *versions* are the entrants in entry order."""
+    a, b, c = (versions[e] for e in game.entrants)
+    return GameJob(
+        schedule_index=game.schedule_index,
+        seed=game.seed,
+        first_dealer=game.first_dealer,
+        rules=rules.to_json(),
+        ruleset=tournament.ruleset,
+        time_control=tournament.time_control,
+        bot_paths=(a.path, b.path, c.path),
+        game_id=f"{tournament.name}-{game.schedule_index:06d}",
+        log_cap=DEFAULT_LOG_CAP,
+        shuffle=tournament.shuffle,
+        checksums=(a.checksum, b.checksum, c.checksum),
+        labels=(a.label, b.label, c.label),
+    )
+
+
+def tournament_rules(tournament: Tournament) -> RuleSet:
+    """The stored rules of *tournament*."""
+    return RuleSet.from_json(_json(tournament.rules), name=tournament.ruleset)
 
 
 def _json(text: str) -> dict[str, Any]:

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
 from arena import storage
 from arena.game.rules import RuleSetError, get_ruleset
 from arena.referee.timecontrol import TimeControl
-from arena.storage.models import Tournament
+from arena.storage.models import BOARD_SIZE, LadderSettings, Tournament
+from arena.storage.users import Actor, require_role
 from arena.tournament.deals import deal_secret
-from arena.tournament.formats import get_format
+from arena.tournament.formats import Ladder, TournamentFormat, get_format
+from arena.tournament.matchmaker import DEFAULT_CONFIDENCE, DEFAULT_MIN_GAMES
 
 DEFAULT_TIME_CONTROL = str(TimeControl())
 
@@ -27,9 +30,19 @@ class TournamentSetupError(ValueError):
         """The command-line option at fault."""
 
 
+def check_may_run(by: Actor) -> None:
+    """Refuse to start, resume or stop a tournament for anyone but an organiser (the CLI's
+    ``tournament run`` and the dashboard's Start, Resume and Stop all call this).
+
+    :raises arena.storage.PermissionDenied: for a participant.
+    """
+    require_role(by, "organiser", "running or stopping a tournament")
+
+
 def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
     engine: Engine,
     *,
+    by: Actor,
     name: str,
     ruleset: str,
     bots: Sequence[str],
@@ -38,16 +51,21 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
     format_name: str = "round_robin",
     rating_mode: str = "board",
     time_control: str = DEFAULT_TIME_CONTROL,
+    ladder: LadderOptions | None = None,
 ) -> tuple[Tournament, str]:
-    """Create tournament *name* between the latest versions of *bots*; the tournament and a
-    one-line description of it.
+    """Create tournament *name* between the latest versions of *bots* for organiser *by*;
+    the tournament and a one-line description of it.
 
     Its deals come from a fresh secret, or from *seed* for a reproducible run, whose deals
-    anyone knowing the seed can predict (the description says so).
+    anyone knowing the seed can predict (the description says so). A ``ladder`` plays one
+    board per match (whatever *boards* says) and stops as *ladder* says (default
+    :class:`LadderOptions`); other formats take no *ladder*.
 
+    :raises arena.storage.PermissionDenied: unless *by* is an organiser.
     :raises TournamentSetupError: for an invalid setting or an unknown bot.
     :raises arena.storage.StorageError: if the name is taken or the database fails.
     """
+    require_role(by, "organiser", "creating a tournament")
     name = name.strip()
     if not name:
         raise TournamentSetupError("give the tournament a name")
@@ -59,13 +77,11 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
         rules = get_ruleset(ruleset)
         control = TimeControl.parse(time_control)
         fmt = get_format(format_name)
-        fmt.table_count(len(bots))
     except (RuleSetError, ValueError) as exc:
         raise TournamentSetupError(str(exc)) from None
-    try:
-        total = fmt.games_total(len(bots), boards)
-    except ValueError as exc:
-        raise TournamentSetupError(str(exc), "--boards") from None
+    ladder, total = _schedule_size(fmt, len(bots), boards, ladder)
+    if ladder is not None:
+        boards = 1
     try:
         secret, predictable = deal_secret(seed)
     except ValueError as exc:
@@ -89,11 +105,82 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
         games_total=total,
         format=format_name,
         deal_secret=secret,
+        ladder=None if ladder is None else ladder.settings(),
     )
-    tables = fmt.table_count(len(bots))
     deals = f"deals are predictable (--seed {seed})" if predictable else "secret deals"
+    if ladder is not None:
+        return tournament, f"created ladder {name!r}: {len(bots)} bots, {ladder}, {deals}"
+    tables = fmt.table_count(len(bots))
     description = (
         f"created tournament {name!r}: {len(bots)} bots, {tables} table(s) x {boards} "
         f"board(s) x 6 seatings = {total} games of {rules.name}, {deals}"
     )
     return tournament, description
+
+
+def _schedule_size(
+    fmt: TournamentFormat, bots: int, boards: int, ladder: LadderOptions | None
+) -> tuple[LadderOptions | None, int]:
+    """The checked ladder options (``None`` for other formats) and the games scheduled
+    at creation (a ladder's grow by a board as each match is chosen).
+
+    :raises TournamentSetupError: for a setting the format refuses.
+    """
+    try:
+        if isinstance(fmt, Ladder):
+            fmt.check_entrants(bots)
+        else:
+            fmt.table_count(bots)
+    except ValueError as exc:
+        raise TournamentSetupError(str(exc)) from None
+    if isinstance(fmt, Ladder):
+        ladder = ladder or LadderOptions()
+        ladder.check()
+        return ladder, 0
+    if ladder is not None:
+        raise TournamentSetupError(
+            "--games, --confidence and --min-games are for --format ladder", "--format"
+        )
+    try:
+        return None, fmt.games_total(bots, boards)
+    except ValueError as exc:
+        raise TournamentSetupError(str(exc), "--boards") from None
+
+
+@dataclass(frozen=True, slots=True)
+class LadderOptions:
+    """When a ladder stops: its game budget spent, or its order sure enough."""
+
+    games: int = 0
+    """Games it may play in all (whole matches of 6); 0: no budget."""
+    confidence: float = DEFAULT_CONFIDENCE
+    """It stops once every bot is above the next with at least this probability ..."""
+    min_games: int = DEFAULT_MIN_GAMES
+    """... and every bot has played this many rated games."""
+
+    def check(self) -> None:
+        """:raises TournamentSetupError: for a setting out of range."""
+        if self.games != 0 and self.games < BOARD_SIZE:
+            raise TournamentSetupError(
+                f"--games must be 0 (no budget) or at least {BOARD_SIZE} (one match)", "--games"
+            )
+        if not 0.5 < self.confidence < 1.0:
+            raise TournamentSetupError(
+                f"--confidence must be between 0.5 and 1 (exclusive), not {self.confidence}",
+                "--confidence",
+            )
+        if self.min_games < 0:
+            raise TournamentSetupError("--min-games must not be negative", "--min-games")
+
+    def settings(self) -> LadderSettings:
+        """The row that stores them."""
+        return LadderSettings(
+            games_budget=self.games, confidence=self.confidence, min_games=self.min_games
+        )
+
+    def __str__(self) -> str:
+        budget = f"up to {self.games} games" if self.games else "no game budget"
+        return (
+            f"{budget}, stops when every bot is above the next with P >= {self.confidence:g} "
+            f"after {self.min_games}+ rated games each"
+        )

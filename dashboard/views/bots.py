@@ -8,19 +8,25 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from dashboard import actions, data
+from arena.storage import Actor
+from dashboard import actions, auth, data
 from dashboard.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
 
 LOGGER = logging.getLogger(__name__)
 
 st.title("Bots")
 url = data.database_url()
+visitor = auth.visitor()
 
-with st.expander("Submit a bot", expanded=False):
+
+def submit_section(visitor: Actor) -> None:
+    """The upload form: a new bot becomes the visitor's; only its owner (or an organiser)
+    adds versions, which :func:`dashboard.actions.submit_archive` checks again."""
     st.markdown(
         "Upload a **.zip** or **.tar.gz** of the bot's folder, with `bot.toml` at its top "
         "(or inside one top-level folder). It gets the same checks as `arena bot submit`: "
-        "manifest, build, and a smoke game through the real referee."
+        "manifest, build, and a smoke game through the real referee. A new bot name "
+        f"becomes **{visitor.name}**'s; only its owner or an organiser adds versions."
     )
     with st.form("submit_bot", clear_on_submit=True):
         upload = st.file_uploader(
@@ -31,27 +37,35 @@ with st.expander("Submit a bot", expanded=False):
             f"{MAX_EXTRACTED_BYTES // 2**20} MB unpacked; no links, no paths outside the folder.",
         )
         submitted = st.form_submit_button("Submit")
-    if submitted:
-        if upload is None:
-            st.error("Choose an archive first.")
+    if not submitted:
+        return
+    if upload is None:
+        st.error("Choose an archive first.")
+        return
+    with st.spinner("Unpacking, building and smoke-testing the bot..."):
+        try:
+            label, created = actions.submit_archive(
+                data.engine(), upload.getvalue(), upload.name, data.data_directory(), visitor
+            )
+        except actions.ActionError as exc:
+            st.error(str(exc))
+        except Exception as exc:  # a visitor's upload must never crash the page
+            LOGGER.exception("bot upload %r failed", upload.name)
+            first = (str(exc).splitlines() or [""])[0][:200]
+            st.error(f"submission failed: {type(exc).__name__}: {first}")
         else:
-            with st.spinner("Unpacking, building and smoke-testing the bot..."):
-                try:
-                    label, created = actions.submit_archive(
-                        data.engine(), upload.getvalue(), upload.name, data.data_directory()
-                    )
-                except actions.ActionError as exc:
-                    st.error(str(exc))
-                except Exception as exc:  # a visitor's upload must never crash the page
-                    LOGGER.exception("bot upload %r failed", upload.name)
-                    first = (str(exc).splitlines() or [""])[0][:200]
-                    st.error(f"submission failed: {type(exc).__name__}: {first}")
-                else:
-                    data.bots.clear()
-                    if created:
-                        st.success(f"Stored {label}.")
-                    else:
-                        st.info(f"{label} is already stored with exactly these files.")
+            data.bots.clear()
+            if created:
+                st.success(f"Stored {label}.")
+            else:
+                st.info(f"{label} is already stored with exactly these files.")
+
+
+if visitor is None:
+    st.caption("Log in as a participant (in the sidebar) to submit bots.")
+else:
+    with st.expander("Submit a bot", expanded=False):
+        submit_section(visitor)
 
 bots = data.bots(url)
 if not bots:
@@ -62,6 +76,7 @@ st.dataframe(
     pd.DataFrame(
         {
             "Bot": [b.name for b in bots],
+            "Owner": [b.owner for b in bots],
             "Versions": [len(b.versions) for b in bots],
             "Latest": [b.versions[-1].label if b.versions else "" for b in bots],
             "Language": [b.versions[-1].language if b.versions else "" for b in bots],
@@ -78,6 +93,7 @@ name = st.selectbox("Bot", names, index=names.index(wanted) if wanted in names e
 bot = bots[names.index(name)]
 
 st.subheader(f"{bot.name}: versions")
+st.caption(f"Owned by **{bot.owner}**: only they or an organiser may submit new versions.")
 st.dataframe(
     pd.DataFrame(
         {
@@ -86,6 +102,8 @@ st.dataframe(
             "Version": [v.version for v in bot.versions],
             "Language": [v.language for v in bot.versions],
             "Submitted": [v.submitted_at for v in bot.versions],
+            "By": [v.submitted_by for v in bot.versions],
+            "Via": [v.submitted_via for v in bot.versions],
             "Games": [v.games for v in bot.versions],
             "Faulted games": [v.faulted_games for v in bot.versions],
             "Tournaments": [", ".join(v.tournaments) for v in bot.versions],

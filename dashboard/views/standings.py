@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from arena.storage.standings import STANDINGS_LEGEND
 from dashboard import data
 
 st.title("Standings")
@@ -35,10 +36,16 @@ def live_standings() -> None:
         {
             "Rank": [r.rank for r in rows],
             "Bot": [r.bot for r in rows],
+            "Owner": [r.owner for r in rows],
             "Rating": [r.conservative for r in rows],
             "± 3σ": [3 * r.sigma for r in rows],
             "μ": [r.mu for r in rows],
             "σ": [r.sigma for r in rows],
+            "P(>next)": [r.p_above_next for r in rows],
+            "Rank 95%": [
+                str(r.rank_low) if r.rank_low == r.rank_high else f"{r.rank_low}–{r.rank_high}"
+                for r in rows
+            ],
             "Games": [r.games for r in rows],
             "Wins": [r.wins for r in rows],
             "Mean score": [r.mean_score for r in rows],
@@ -61,6 +68,13 @@ def live_standings() -> None:
             ),
             "μ": st.column_config.NumberColumn(format="%.2f"),
             "σ": st.column_config.NumberColumn(format="%.2f"),
+            "P(>next)": st.column_config.NumberColumn(
+                format="percent",
+                help="Chance this bot's skill is above the next row's (TrueSkill posteriors)",
+            ),
+            "Rank 95%": st.column_config.TextColumn(
+                help="The ranks its true skill would take in 95 of 100 posterior draws"
+            ),
             "Mean score": st.column_config.NumberColumn(format="%+.2f"),
             "Made 9": percent,
             "Made 5": percent,
@@ -72,6 +86,7 @@ def live_standings() -> None:
         "Rating = μ − 3σ (TrueSkill), sorted on it. Mean score is per game; "
         "made 9/5/2: share of hands in that seat where the bot took its contract."
     )
+    st.caption(f"How sure: {STANDINGS_LEGEND}.")
     st.markdown(
         f"Arena faults: **{progress.arena_faults}** game(s) the arena itself failed "
         "(replayed, never rated or charged to a bot)."

@@ -5,14 +5,20 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from arena import storage
 from arena.game.rules import PRESETS
 from arena.tournament.formats import FORMATS
-from dashboard import actions, data
+from dashboard import actions, auth, data
 
 st.title("Tournaments")
 url = data.database_url()
+visitor = auth.visitor()
+organiser = visitor is not None and visitor.is_organiser
 
-with st.expander("Create a tournament", expanded=False):
+
+def create_section() -> None:
+    """The form that creates (and optionally starts) a tournament: organisers only, which
+    :func:`dashboard.actions.create_tournament` checks again."""
     bot_names = [b.name for b in data.bots(url) if b.versions]
     with st.form("create_tournament"):
         name = st.text_input("Name", placeholder="e.g. spring-cup")
@@ -30,7 +36,8 @@ with st.expander("Create a tournament", expanded=False):
             "Seed (only with a reproducible seed)", min_value=0, max_value=2**53 - 1, value=0
         )
         left, middle, right = st.columns(3)
-        format_name = left.selectbox("Format", sorted(FORMATS))
+        formats = sorted(FORMATS)
+        format_name = left.selectbox("Format", formats, index=formats.index("round_robin"))
         rating_mode = middle.selectbox("Ratings", ["board", "game"])
         time_control = right.text_input("Time control", actions.DEFAULT_TIME_CONTROL)
         start_now = st.checkbox("Start it now", value=True)
@@ -47,6 +54,7 @@ with st.expander("Create a tournament", expanded=False):
                 format_name=format_name,
                 rating_mode=rating_mode,
                 time_control=time_control,
+                by=visitor,
             )
         except actions.ActionError as exc:
             st.error(str(exc))
@@ -56,7 +64,17 @@ with st.expander("Create a tournament", expanded=False):
             st.session_state["_selected_tournament"] = name.strip()
             st.session_state.pop("tournament", None)
             if start_now:
-                actions.start_runner(url, data.data_directory(), name.strip())
+                try:
+                    actions.start_runner(url, data.data_directory(), name.strip(), visitor)
+                except actions.ActionError as exc:
+                    st.error(str(exc))
+
+
+if organiser:
+    with st.expander("Create a tournament", expanded=False):
+        create_section()
+else:
+    st.caption("Log in as an organiser (in the sidebar) to create or run tournaments.")
 
 items = data.tournaments(url)
 if not items:
@@ -90,12 +108,32 @@ if tournament is None:
 st.subheader(tournament.name)
 
 
+def start_controls(progress: storage.Progress) -> None:
+    """Start or Resume (organisers), with a warning for a run this dashboard did not start."""
+    stale = progress.status == "running"
+    if stale:
+        st.warning(
+            "Marked as running, but not by this dashboard: it may run from a shell, or "
+            "its runner died. Resume only if no runner is playing it."
+        )
+    label = "Start" if progress.stored == 0 and progress.status == "created" else "Resume"
+    confirmed = True
+    if stale:
+        confirmed = st.checkbox("No runner is playing it", key="confirm_resume")
+    if st.button(label, type="primary", disabled=not confirmed, key="start_runner"):
+        try:
+            actions.start_runner(url, data.data_directory(), tournament.name, visitor)
+        except actions.ActionError as exc:
+            st.error(str(exc))
+        else:
+            st.rerun()
+
+
 @st.fragment(run_every=2)
 def follow() -> None:
-    """Status, progress, the start button and the runner's output; refreshed every 2 s."""
+    """Status, progress, the controls and the runner's output; refreshed every 2 s."""
     progress = data.progress(url, tournament.id)
     runner = actions.runner(tournament.name)
-    alive = runner is not None and runner.running
     st.markdown(
         f"{data.status_badge(progress.status)} · {progress.stored} / {progress.total} games · "
         f"{tournament.ruleset}, {tournament.boards} board(s), {tournament.deals}, "
@@ -104,26 +142,17 @@ def follow() -> None:
     st.progress(progress.fraction)
     if progress.status == "finished":
         st.success("Finished: see **Standings**, **Statistics** and **Replays**.")
-    elif alive:
+    elif runner is not None and runner.running:
         st.info(f"Running in the background (pid {runner.process.pid}).")
-    else:
-        stale = progress.status == "running"
-        if stale:
-            st.warning(
-                "Marked as running, but not by this dashboard: it may run from a shell, or "
-                "its runner died. Resume only if no runner is playing it."
-            )
-        label = "Start" if progress.stored == 0 and progress.status == "created" else "Resume"
-        confirmed = True
-        if stale:
-            confirmed = st.checkbox("No runner is playing it", key="confirm_resume")
-        if st.button(label, type="primary", disabled=not confirmed, key="start_runner"):
+        if organiser and st.button("Stop", key="stop_runner", icon=":material/stop:"):
             try:
-                actions.start_runner(url, data.data_directory(), tournament.name)
+                actions.stop_runner(tournament.name, visitor)
             except actions.ActionError as exc:
                 st.error(str(exc))
-            else:
-                st.rerun()
+    elif organiser:
+        start_controls(progress)
+    else:
+        st.caption("An organiser can start or resume it.")
     if runner is not None:
         code = runner.exit_code
         if code not in (None, 0):

@@ -5,8 +5,12 @@
 * Discard: keep trumps and winners; throw the lowest side cards, shortest suits first, to
   make voids it can trump into.
 * Give: its weakest side cards (low cards come back as the receiver's best of that suit).
-* Play: while short of its contract, win as cheaply as it can and lead its masters; once
-  the contract is made, duck with the highest card that still loses.
+* Play: every trick is a point, over the contract too (a seat scores tricks minus
+  contract), so it never ducks on purpose: it leads its masters (cards no unseen card
+  outranks), wins as last player with its cheapest winner, wins as second player only
+  with a master (or by trumping), and otherwise throws its cheapest card, low side cards
+  of short suits first, to make voids it can trump into. (Ducking once the contract is
+  made, as the SDK's greedy policy does, gives those points away.)
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ HONOURS = {12: 4, 11: 3, 10: 2, 9: 1}  # A K Q J
 
 
 class HeuristicBot(Bot):
-    name, version = "heuristic_bot", "1.0.0"
+    name, version = "heuristic_bot", "1.1.0"
 
     def trump(self, obs: Observation) -> CallTrump:
         request = obs.request
@@ -63,21 +67,31 @@ class HeuristicBot(Bot):
         assert request is not None and obs.current_trick is not None
         legal = request.cards
         trump = obs.trump.suit if obs.trump is not None else None
-        need = obs.contracts[obs.seat] - obs.tricks_won[obs.seat]
         played = obs.current_trick.cards
         gone = {c for t in obs.tricks for c in t.cards} | set(played)
+        # Every trick is worth a point, over the contract too: never duck on purpose.
         if not played:
             masters = [c for c in legal if _is_master(c, obs.hand, gone)]
-            if need > 0:
-                return Play(max(masters or legal, key=lambda c: (c.suit != trump, c.rank)))
-            return Play(min(legal, key=lambda c: (c.suit == trump, c.rank)))
+            side = [c for c in masters if c.suit != trump]
+            if side or masters:
+                return Play(max(side or masters, key=lambda c: c.rank))
+            return Play(_lowest(legal, trump, obs.hand))
         winners = [c for c in legal if _beats(c, played, trump)]
-        if need > 0 and winners:
-            return Play(min(winners, key=lambda c: (c.suit == trump, c.rank)))
-        losers = [c for c in legal if c not in winners]
-        if need <= 0 and losers:
-            return Play(max(losers, key=lambda c: (c.suit != trump, c.rank)))
-        return Play(min(legal, key=lambda c: (c.suit == trump, c.rank)))
+        if winners:
+            if len(played) == 2:  # last to play: the cheapest winner is enough
+                return Play(min(winners, key=lambda c: (c.suit == trump, c.rank)))
+            sure = [c for c in winners if _is_master(c, obs.hand, gone)]
+            if sure:  # second to play: win only with a card nobody can beat in suit
+                return Play(min(sure, key=lambda c: (c.suit == trump, c.rank)))
+            if any(c.suit == trump for c in winners) and played[0].suit != trump:
+                return Play(min(winners, key=lambda c: (c.suit == trump, c.rank)))
+        return Play(_lowest(legal, trump, obs.hand))
+
+
+def _lowest(legal: Sequence[Card], trump: int | None, hand: Sequence[Card]) -> Card:
+    """The card that costs least to lose: a low side card, from a short suit first."""
+    length = Counter(c.suit for c in hand)
+    return min(legal, key=lambda c: (c.suit == trump, c.rank, length[c.suit]))
 
 
 def _is_master(card: Card, hand: Sequence[Card], gone: set[Card]) -> bool:

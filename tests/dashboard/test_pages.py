@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from arena import storage
 from dashboard import actions
+from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.seed import STDERR, Seeded, seed_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,8 +157,9 @@ def _zip_dir(directory: Path, top: str) -> bytes:
     return buffer.getvalue()
 
 
-def test_bots_submit_an_archive(open_app: Any) -> None:
+def test_bots_submit_an_archive(open_app: Any, seeded: Seeded) -> None:
     app = open_app("bots")
+    log_in(app, "uploader", add_account(seeded.engine, "uploader", "participant"))
     evil = io.BytesIO()
     with zipfile.ZipFile(evil, "w") as archive:
         archive.writestr("bot.toml", "name = 'x'\n")

@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from arena import storage
 from arena.cli import main
+from arena.cli.tournament import rank_span
 from arena.ratings.trueskill_model import DEFAULT_MODEL
 from arena.storage.models import RatingSnapshot
 from tests.dashboard.seed import STDERR, Seeded
@@ -204,12 +205,18 @@ def test_the_cli_prints_the_standings_the_dashboard_reads(
     for row in rows:
         (line,) = [line for line in lines if f" {row.bot} " in line]
         cells = [cell.strip() for cell in line.strip("│ ").split("│")]
-        assert cells[:7] == [
+        assert cells[:3] == [str(row.rank), row.bot, row.owner]
+        assert row.owner == "local"
+        del cells[2]
+        above = "-" if row.p_above_next is None else f"{row.p_above_next:.0%}"
+        assert cells[:9] == [
             str(row.rank),
             row.bot,
             f"{row.conservative:.2f}",
             f"{row.mu:.2f}",
             f"{row.sigma:.2f}",
+            above,
+            rank_span(row),
             str(row.games),
             str(row.wins),
         ]

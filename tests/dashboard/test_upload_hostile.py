@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from arena import storage
 from arena.storage.database import open_database
+from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.test_archive import MANIFEST, latin1_tar, zip_entries
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -44,8 +45,10 @@ def test_a_hostile_upload_is_one_line_on_the_page(
     monkeypatch.setenv("ARENA_DB", url)
     monkeypatch.setenv("ARENA_DATA", str(data))
     filename, content, message = UPLOADS[case]
+    password = add_account(open_database(url), "uploader", "participant")
     app = AppTest.from_file(str(APP), default_timeout=60)
     app.run()
+    log_in(app, "uploader", password)
     app.switch_page("views/bots.py").run()
     app.file_uploader[0].upload(filename, content)
     app.button(key="FormSubmitter:submit_bot-Submit").click().run()

@@ -37,13 +37,13 @@ def test_match_of_python_sample_bots(
     assert [r["seed"] for r in records] == [11, 12]
     for record in records:
         assert record["faults"] == []
-        assert record["players"] == ["random_bot@1.0.0", "heuristic_bot@1.0.0", "greedy@builtin"]
+        assert record["players"] == ["random_bot@1.0.0", "heuristic_bot@1.1.0", "greedy@builtin"]
         assert all(record["timings"]["decision_ms"][seat] for seat in (0, 1))
         assert record["timings"]["decision_ms"][2] == []  # the built-in seat is not timed
         replay_record(record)
         assert check_record(record) == []
     table = capsys.readouterr().out
-    assert "random_bot@1.0.0" in table and "heuristic_bot@1.0.0" in table and "p99 ms" in table
+    assert "random_bot@1.0.0" in table and "heuristic_bot@1.1.0" in table and "p99 ms" in table
 
 
 def test_first_dealer_rotates_over_the_games(tmp_path: Path) -> None:

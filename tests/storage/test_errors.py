@@ -40,6 +40,16 @@ SCHEDULE: dict[str, Any] = {
 # that the only thing wrong is the database (it has no tables).
 CALLS: dict[str, Callable[[Engine], Any]] = {
     "add_bot_version": lambda e: storage.add_bot_version(e, FIELDS, checksum("bot"), "/b"),
+    "actor": storage.actor,
+    "bot_owner": lambda e: storage.bot_owner(e, "bot"),
+    "list_user_rows": storage.list_user_rows,
+    "ladder_settings": lambda e: storage.ladder_settings(e, 1),
+    "ladder_entrants": lambda e: storage.ladder_entrants(e, 1),
+    "ladder_matches": lambda e: storage.ladder_matches(e, 1),
+    "unfinished_matches": lambda e: storage.unfinished_matches(e, 1),
+    "enter_version": lambda e: storage.enter_version(e, 1, 2),
+    "enter_new_versions": lambda e: storage.enter_new_versions(e, 1),
+    "schedule_match": lambda e: storage.schedule_match(e, 1, 0, [1, 2, 3]),
     "bot_overview": storage.bot_overview,
     "bot_versions": lambda e: storage.bot_versions(e, "bot"),
     "contract_stats": lambda e: storage.contract_stats(e, 1),

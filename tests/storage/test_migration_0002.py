@@ -35,11 +35,22 @@ LEGACY_SEED = 5
 
 
 def _alembic(engine: Engine, verb: str, revision: str) -> None:
+    """Run an alembic command the way :func:`arena.storage.migrate` does: on SQLite with
+    foreign keys off around the transaction, since batch mode rebuilds referenced tables."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        getattr(command, verb)(config, revision)
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        raw = connection.connection.driver_connection
+        if sqlite:  # on the raw connection: inside a transaction the pragma is a no-op
+            raw.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with connection.begin():
+                config.attributes["connection"] = connection
+                getattr(command, verb)(config, revision)
+        finally:
+            if sqlite:
+                raw.execute("PRAGMA foreign_keys=ON")
 
 
 def _legacy_record(seed: int, first_dealer: int, players: list[str]) -> dict[str, Any]:

@@ -1,0 +1,11 @@
+"""Accounts: who may do what in the arena, and how people prove who they are.
+
+* ``passwords`` -- one-time passwords and their argon2id hashes (pwdlib);
+* ``admin`` -- ``arena user add/list/disable/enable/reset``, organisers only;
+* ``logins`` -- the dashboard's logins: password checks, the failed-login rate limit,
+  sessions that expire, and identities vouched for by an OpenID Connect provider.
+
+The rows live in :mod:`arena.storage.users`, which also holds :class:`Actor` and the role
+checks, so every action is refused in the same function whether the CLI or the dashboard
+asked for it.
+"""

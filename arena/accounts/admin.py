@@ -1,0 +1,96 @@
+"""Managing accounts: what ``arena user add/list/disable/enable/reset`` do.
+
+Each function takes the acting user and refuses unless it is an organiser, so a
+participant's ``--user`` cannot make accounts. A password is generated here, returned once
+for the caller to show, and stored only as its hash; no function logs it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import Engine
+
+from arena.accounts.passwords import hash_password, new_password
+from arena.storage.database import StorageError
+from arena.storage.models import LOCAL_ORGANISER, Role
+from arena.storage.users import (
+    Actor,
+    UserInfo,
+    create_user,
+    find_user,
+    list_users,
+    require_role,
+    set_disabled,
+    set_password_hash,
+)
+
+LOGGER = logging.getLogger(__name__)
+
+
+def add_user(engine: Engine, by: Actor, name: str, role: Role, email: str | None = None) -> str:
+    """Create user *name* with *role*; the one-time password, which is shown nowhere else.
+
+    :raises PermissionDenied: unless *by* is an organiser.
+    :raises StorageError: for an invalid or taken name or email.
+    """
+    require_role(by, "organiser", "adding a user")
+    password = new_password()
+    create_user(engine, name, role, hash_password(password), email)
+    LOGGER.info("%s added %s user %s", by.name, role, name)
+    return password
+
+
+def reset_password(engine: Engine, by: Actor, name: str) -> str:
+    """Give user *name* a new one-time password (ending its sessions); the password.
+
+    :raises PermissionDenied: unless *by* is an organiser.
+    :raises StorageError: for an unknown user.
+    """
+    require_role(by, "organiser", "resetting a password")
+    password = new_password()
+    set_password_hash(engine, name, hash_password(password))
+    LOGGER.info("%s reset the password of %s", by.name, name)
+    return password
+
+
+def disable_user(engine: Engine, by: Actor, name: str) -> None:
+    """Disable user *name*: its sessions end, its logins and ``--user`` are refused; its
+    bots and their games stay.
+
+    ``local``, the host's own organiser, cannot be disabled (so the arena always has an
+    organiser), and nobody disables themselves.
+
+    :raises PermissionDenied: unless *by* is an organiser.
+    :raises StorageError: for an unknown user, ``local`` or *by* itself.
+    """
+    require_role(by, "organiser", "disabling a user")
+    user = find_user(engine, name)
+    if user is None:
+        raise StorageError(f"no user named {name[:70]!r}")
+    if name == by.name:
+        raise StorageError("you cannot disable yourself; ask another organiser")
+    if name == LOCAL_ORGANISER:
+        raise StorageError(f"{LOCAL_ORGANISER!r} is the host's own identity and stays enabled")
+    set_disabled(engine, name, True)
+    LOGGER.info("%s disabled %s", by.name, name)
+
+
+def enable_user(engine: Engine, by: Actor, name: str) -> None:
+    """Enable user *name* again.
+
+    :raises PermissionDenied: unless *by* is an organiser.
+    :raises StorageError: for an unknown user.
+    """
+    require_role(by, "organiser", "enabling a user")
+    set_disabled(engine, name, False)
+    LOGGER.info("%s enabled %s", by.name, name)
+
+
+def users(engine: Engine, by: Actor) -> list[UserInfo]:
+    """Every account (names, roles, state; never a hash).
+
+    :raises PermissionDenied: unless *by* is an organiser.
+    """
+    require_role(by, "organiser", "listing users")
+    return list_users(engine)

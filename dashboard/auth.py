@@ -1,0 +1,183 @@
+"""Who is using the dashboard: the login box, the session, and the "logged in as" line.
+
+Viewing is open to everyone unless ``ARENA_DASHBOARD_PRIVATE`` is on. Uploading a bot needs
+a participant's login, and creating, starting or stopping a tournament an organiser's; the
+pages only hide what a visitor may not use, and :mod:`dashboard.actions` refuses it anyway
+(with the same checks as the CLI), so a forged request gets nowhere.
+
+Two ways to log in:
+
+* **Built-in**: user name and password (``arena user add``), checked by
+  :func:`arena.accounts.logins.log_in` with its failed-login rate limit.
+* **Single sign-on**: when the organiser configures an OpenID Connect provider in
+  ``.streamlit/secrets.toml`` (an ``[auth]`` section), a "Log in with ..." button runs
+  Streamlit's ``st.login``; the provider's verified email address picks the arena account
+  (``arena user add NAME --role ... --email ADDRESS``).
+
+Either way the arena's own session (a random token in this browser tab's session state,
+its hash in the database) decides what the visitor may do; it ends when idle or old, at
+logout, and when the user is disabled or gets a new password. Reloading the page starts a
+new Streamlit session, which logs the built-in login out (a provider login comes back by
+itself from the provider's cookie).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from functools import cache
+from typing import Final
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from arena.accounts import logins
+from arena.storage import Actor, StorageError
+from dashboard import data
+
+LOGGER = logging.getLogger(__name__)
+
+SESSION_KEY: Final = "_arena_session"
+NOTICE_KEY: Final = "_arena_login_notice"
+REFUSED_KEY: Final = "_arena_refused_identity"
+PRIVATE_VARIABLE: Final = "ARENA_DASHBOARD_PRIVATE"
+
+
+@cache
+def policy() -> logins.LoginPolicy:
+    """The login rules (session lengths from the environment, see LoginPolicy)."""
+    return logins.LoginPolicy.from_environment()
+
+
+def private() -> bool:
+    """Is the whole dashboard for logged-in users only (``ARENA_DASHBOARD_PRIVATE``)?"""
+    return os.environ.get(PRIVATE_VARIABLE, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def single_sign_on() -> bool:
+    """Has the organiser configured an identity provider for ``st.login``?"""
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets file at all, or an unreadable one: not configured
+        return False
+
+
+def client_address() -> str:
+    """The visitor's address as the server sees it (the rate limit counts per address)."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # outside a browser session (scripts, tests)
+        address = None
+    return address if isinstance(address, str) and address else "unknown"
+
+
+def current() -> Actor | None:
+    """The logged-in user of this browser session, or ``None`` for a spectator."""
+    token = st.session_state.get(SESSION_KEY)
+    if isinstance(token, str):
+        try:
+            session = logins.current(data.engine(), token, policy())
+        except StorageError as exc:
+            LOGGER.warning("session check failed: %s", exc)
+            session = None
+        if session is not None:
+            return session.actor
+        del st.session_state[SESSION_KEY]
+        st.session_state[NOTICE_KEY] = "Your session ended; log in again."
+    return _from_identity_provider()
+
+
+def _from_identity_provider() -> Actor | None:
+    """Open an arena session for a visitor the identity provider has just logged in."""
+    if not single_sign_on() or not st.user.is_logged_in:
+        return None
+    email = st.user.get("email")
+    if not isinstance(email, str) or st.user.get("email_verified") is False:
+        st.session_state[NOTICE_KEY] = "The identity provider gave no verified email address."
+        return None
+    if st.session_state.get(REFUSED_KEY) == email:
+        return None  # refused once in this browser session: not again on every rerun
+    try:
+        session = logins.log_in_identity(data.engine(), email, client_address(), policy())
+    except (logins.LoginRefused, StorageError) as exc:
+        st.session_state[NOTICE_KEY] = str(exc)
+        st.session_state[REFUSED_KEY] = email
+        return None
+    st.session_state[SESSION_KEY] = session.token
+    return session.actor
+
+
+def sidebar(actor: Actor | None) -> None:
+    """Who is logged in, with a way out; or the way in."""
+    box = st.sidebar.container(border=True)
+    notice = st.session_state.pop(NOTICE_KEY, None)
+    if notice:
+        box.warning(notice)
+    if actor is not None:
+        box.markdown(f"Logged in as **{actor.name}** ({actor.role})")
+        if box.button("Log out", key="logout", icon=":material/logout:"):
+            log_out()
+            st.rerun()
+        return
+    box.caption("Viewing as a spectator")
+    login_form(box)
+
+
+def login_form(where: DeltaGenerator) -> None:
+    """The built-in login (and the identity provider's button when one is configured)."""
+    if single_sign_on():
+        if st.user.is_logged_in:
+            if where.button("Log out of the identity provider", key="oidc_logout"):
+                st.session_state.pop(REFUSED_KEY, None)
+                st.logout()
+        elif where.button("Log in with single sign-on", key="oidc_login"):
+            st.login()
+    with where.form("login", clear_on_submit=True, border=False):
+        name = st.text_input("User name", key="login_name")
+        password = st.text_input("Password", type="password", key="login_password")
+        submitted = st.form_submit_button("Log in")
+    if submitted:
+        try:
+            session = logins.log_in(data.engine(), name, password, client_address(), policy())
+        except logins.LoginRefused as exc:
+            where.error(str(exc))
+        except StorageError as exc:
+            where.error(f"login failed: {exc}")
+        else:
+            st.session_state[SESSION_KEY] = session.token
+            st.rerun()
+
+
+def log_out() -> None:
+    """End this browser session's arena session (and the provider's, if it made it)."""
+    token = st.session_state.pop(SESSION_KEY, None)
+    if isinstance(token, str):
+        try:
+            logins.log_out(data.engine(), token)
+        except StorageError as exc:
+            LOGGER.warning("logout failed: %s", exc)
+    st.session_state.pop(REFUSED_KEY, None)
+    if single_sign_on() and st.user.is_logged_in:
+        st.logout()
+
+
+ACTOR_KEY: Final = "_arena_actor"
+
+
+def visitor() -> Actor | None:
+    """The visitor the router found at the start of this run (``None``: a spectator)."""
+    found = st.session_state.get(ACTOR_KEY)
+    return found if isinstance(found, Actor) else None
+
+
+def gate() -> Actor | None:
+    """The router's step: find the visitor, show the login box, and stop a spectator's
+    page run when the dashboard is private."""
+    actor = current()
+    st.session_state[ACTOR_KEY] = actor
+    sidebar(actor)
+    if actor is None and private():
+        st.title("952 Arena")
+        st.info("This arena is private: log in (in the sidebar) to see it.")
+        st.stop()
+    return actor

@@ -1,0 +1,211 @@
+"""End to end with logins: the real server (``arena dashboard``) in headless Chromium.
+
+A spectator sees standings and replays but is offered no upload and no tournament control;
+a participant uploads a new bot and a new version of it, and is refused, with the owner's
+name, for another user's bot name; an organiser creates and starts a tournament; a wrong
+password is refused and then rate-limited. Screenshots go to ``test-artifacts/dashboard/``.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import storage
+from arena.accounts import admin, logins
+from arena.storage.database import open_database
+from arena.storage.models import utcnow
+from arena.storage.users import failures_since
+from arena.submission import submit_bot
+from tests.dashboard.helpers import free_port, wait_for_url
+from tests.dashboard.test_browser import ARTIFACTS
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_bots"
+RUN_TIMEOUT_MS = 240_000
+
+
+@dataclass(frozen=True)
+class Arena:
+    url: str
+    """The dashboard's address."""
+    database: str
+    passwords: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+    """(Asked for before the browser: submitting runs its own event loop, which cannot
+    start inside Playwright's.) A fresh arena: the three Python sample bots (the host's), an organiser ``olga``,
+    participants ``alice`` and ``bob``, and ``arena dashboard`` serving it."""
+    data = tmp_path_factory.mktemp("accounts")
+    database = f"sqlite:///{data / 'arena.db'}"
+    engine = open_database(database)
+    for bot in ("random_bot", "greedy_bot", "heuristic_bot"):
+        submit_bot(engine, SAMPLES / bot, data / "data")
+    local = storage.actor(engine)
+    passwords = {
+        name: admin.add_user(engine, local, name, role)
+        for name, role in (("olga", "organiser"), ("alice", "participant"), ("bob", "participant"))
+    }
+    engine.dispose()
+    port = free_port()
+    log = data / "dashboard.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "arena.cli", "dashboard"),
+                *("--db", database, "--data", str(data / "data"), "--port", str(port)),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
+    url = wait_for_url(process, log)
+    try:
+        yield Arena(url, database, passwords)
+    finally:
+        process.send_signal(2)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _bot_zip(name: str, marker: str = "") -> bytes:
+    """random_bot's folder as a zip, under bot name *name* (and other files with *marker*)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted((SAMPLES / "random_bot").rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            content = path.read_bytes()
+            if path.name == "bot.toml":
+                content = content.replace(b'name = "random_bot"', f'name = "{name}"'.encode())
+            if path.name == "bot.py" and marker:
+                content += f"\n# {marker}\n".encode()
+            archive.writestr(f"{name}/{path.relative_to(SAMPLES / 'random_bot')}", content)
+    return buffer.getvalue()
+
+
+def _shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"accounts-{name}.png"), full_page=True)
+
+
+def _no_exception(page: Any) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def _log_in(page: Any, name: str, password: str) -> None:
+    sidebar = page.locator("[data-testid='stSidebar']")
+    sidebar.get_by_role("textbox", name="User name").fill(name)
+    sidebar.get_by_role("textbox", name="Password").fill(password)
+    sidebar.get_by_role("button", name="Log in").click()
+
+
+def _upload(page: Any, filename: str, content: bytes) -> None:
+    if not page.locator("[data-testid='stFileUploaderDropzone']").is_visible():
+        page.get_by_text("Submit a bot").click()  # open the expander (a click closes it)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+        files=[{"name": filename, "mimeType": "application/zip", "buffer": content}]
+    )
+    page.get_by_text(filename).first.wait_for()
+    page.get_by_role("button", name="Submit").click()
+
+
+def test_a_participant_uploads_own_bots_and_is_refused_for_another_name(
+    arena: Arena, page: Any
+) -> None:
+    page.goto(f"{arena.url}/bots")
+    _log_in(page, "alice", arena.passwords["alice"])
+    page.get_by_text("Logged in as alice (participant)").wait_for()
+    _upload(page, "alice_bot.zip", _bot_zip("alice_bot"))
+    page.get_by_text("Stored alice_bot@1.0.0.").wait_for(timeout=RUN_TIMEOUT_MS)
+    _upload(page, "alice_bot-2.zip", _bot_zip("alice_bot", "second version"))
+    page.get_by_text("Stored alice_bot@1.0.0+").wait_for(timeout=RUN_TIMEOUT_MS)
+    _no_exception(page)
+    _shot(page, "1-participant-uploads")
+
+    page.locator("[data-testid='stSidebar']").get_by_role("button", name="Log out").click()
+    page.get_by_text("Viewing as a spectator").wait_for()
+    _log_in(page, "bob", arena.passwords["bob"])
+    page.get_by_text("Logged in as bob (participant)").wait_for()
+    _upload(page, "stolen.zip", _bot_zip("alice_bot", "bob's code"))
+    page.get_by_text(
+        "submission refused: bot name 'alice_bot' belongs to alice: only alice or an organiser"
+    ).wait_for(timeout=RUN_TIMEOUT_MS)
+    _shot(page, "2-refused-for-another-name")
+    engine = open_database(arena.database)
+    versions = storage.bot_versions(engine, "alice_bot")
+    assert len(versions) == 2 and {v.submitted_via for v in versions} == {"dashboard"}
+    assert storage.bot_owner(engine, "alice_bot") == "alice"
+    engine.dispose()
+
+
+def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
+    page: Any,
+    browser: Any,
+    arena: Arena,
+) -> None:
+    page.goto(f"{arena.url}/tournaments")
+    page.get_by_text("Log in as an organiser (in the sidebar) to create or run").wait_for()
+    _log_in(page, "olga", arena.passwords["olga"])
+    page.get_by_text("Logged in as olga (organiser)").wait_for()
+    page.get_by_text("Create a tournament").click()
+    page.get_by_role("textbox", name="Name", exact=True).fill("browser-cup")
+    page.get_by_role("spinbutton", name="Boards per table").fill("1")
+    page.get_by_role("button", name="Create").click()
+    page.get_by_text("created tournament 'browser-cup'").wait_for()
+    page.get_by_text("Finished: see Standings").wait_for(timeout=RUN_TIMEOUT_MS)
+    _no_exception(page)
+    _shot(page, "3-organiser-ran-a-tournament")
+
+    spectator = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
+    spectator.goto(f"{arena.url}/?tournament=browser-cup")
+    spectator.get_by_text("Viewing as a spectator").wait_for()
+    spectator.get_by_text("6 / 6 games stored").wait_for()
+    _shot(spectator, "4-spectator-standings")
+    spectator.goto(f"{arena.url}/replays?tournament=browser-cup")
+    spectator.get_by_text("Step 1 of").wait_for()
+    spectator.goto(f"{arena.url}/bots")
+    spectator.get_by_text("Log in as a participant (in the sidebar) to submit bots.").wait_for()
+    assert spectator.get_by_text("Submit a bot").count() == 0
+    spectator.goto(f"{arena.url}/tournaments")
+    spectator.get_by_text("Log in as an organiser (in the sidebar) to create or run").wait_for()
+    assert spectator.get_by_text("Create a tournament").count() == 0
+    for label in ("Start", "Resume", "Stop"):
+        assert spectator.get_by_role("button", name=label, exact=True).count() == 0
+    _shot(spectator, "5-spectator-tournaments")
+    spectator.context.close()
+
+
+def test_a_wrong_password_is_refused_then_rate_limited(arena: Arena, page: Any) -> None:
+    page.goto(arena.url)
+    page.get_by_text("Viewing as a spectator").wait_for()
+    sidebar = page.locator("[data-testid='stSidebar']")
+    engine = open_database(arena.database)
+    since = utcnow() - timedelta(minutes=1)
+    for attempt in range(1, logins.LoginPolicy().max_user_failures + 1):
+        _log_in(page, "bob", f"guess-{attempt}")
+        sidebar.get_by_text("wrong user name or password").wait_for()
+        deadline = time.monotonic() + 30  # the message may be the last try's: count them
+        while failures_since(engine, since, user_name="bob")[0] < attempt:
+            assert time.monotonic() < deadline, f"login {attempt} was not tried"
+            time.sleep(0.1)
+    engine.dispose()
+    _log_in(page, "bob", arena.passwords["bob"])
+    sidebar.get_by_text("too many failed logins for this user: try again in").wait_for()
+    assert page.get_by_text("Logged in as").count() == 0
+    _shot(page, "6-rate-limited")
