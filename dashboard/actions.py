@@ -58,6 +58,19 @@ def _logged_in(by: Actor | None, role: str, action: str) -> Actor:
     return by
 
 
+def _may_run(by: Actor | None, action: str) -> Actor:
+    """*by*, if it may start or stop tournaments (the CLI's check, the CLI's words).
+
+    :raises ActionError: for a spectator or a participant.
+    """
+    user = _logged_in(by, "organiser", action)
+    try:
+        setup.check_may_run(user)
+    except StorageError as exc:
+        raise ActionError(str(exc)) from None
+    return user
+
+
 def submit_archive(
     engine: Engine, data: bytes, filename: str, data_dir: Path, by: Actor | None
 ) -> tuple[str, bool]:
@@ -176,11 +189,7 @@ def start_runner(database_url: str, data_dir: Path, name: str, by: Actor | None)
     :raises ActionError: for a visitor who is no organiser, or if this dashboard's runner
         for *name* is still going.
     """
-    user = _logged_in(by, "organiser", "start a tournament")
-    try:
-        setup.check_may_run(user)
-    except StorageError as exc:
-        raise ActionError(str(exc)) from None
+    user = _may_run(by, "start a tournament")
     with _LOCK:
         current = _RUNNERS.get(name)
         if current is not None and current.running:
@@ -213,11 +222,7 @@ def stop_runner(name: str, by: Actor | None) -> None:
 
     :raises ActionError: for a visitor who is no organiser, or no runner of *name* here.
     """
-    user = _logged_in(by, "organiser", "stop a tournament")
-    try:
-        setup.check_may_run(user)
-    except StorageError as exc:
-        raise ActionError(str(exc)) from None
+    user = _may_run(by, "stop a tournament")
     with _LOCK:
         current = _RUNNERS.get(name)
         if current is None or not current.running:

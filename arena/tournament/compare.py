@@ -39,7 +39,6 @@ from sqlalchemy.engine import Engine
 from arena import storage
 from arena.game.rules import RuleSet, RuleSetError, get_ruleset
 from arena.ratings.sprt import SprtSettings, SprtState, Verdict, run_sequentially
-from arena.referee.process import DEFAULT_LOG_CAP
 from arena.referee.timecontrol import TimeControl
 from arena.storage.database import StorageError
 from arena.storage.models import BotVersion, Tournament
@@ -48,6 +47,7 @@ from arena.tournament.deals import board_seeds, deal_secret
 from arena.tournament.executor import Executor, ExecutorError, LocalProcessExecutor
 from arena.tournament.formats import SEATINGS, ScheduledGame
 from arena.tournament.jobs import GameJob
+from arena.tournament.runner import game_job
 
 LOGGER = logging.getLogger(__name__)
 
@@ -396,7 +396,9 @@ async def run_version_test(
             size = max(batch, spec.min_boards - first)
             boards = range(first, min(first + size, spec.max_boards))
             jobs = [
-                _job(tournament, rules, schedule[index], versions)
+                game_job(
+                    tournament, rules, schedule[index], versions, f"version-test-{tournament.id}"
+                )
                 for board in boards
                 for index in range(board * GAMES_PER_BOARD, (board + 1) * GAMES_PER_BOARD)
                 if index not in stored
@@ -421,26 +423,3 @@ def _tournament(engine: Engine, spec: VersionTestSpec) -> Tournament:
     if tournament.id != spec.tournament_id or tournament.format != FORMAT:
         raise StorageError(f"tournament {spec.tournament!r} is not this version test")
     return tournament
-
-
-def _job(
-    tournament: Tournament,
-    rules: RuleSet,
-    game: ScheduledGame,
-    versions: Sequence[BotVersion],
-) -> GameJob:
-    a, b, c = (versions[e] for e in game.entrants)
-    return GameJob(
-        schedule_index=game.schedule_index,
-        seed=game.seed,
-        first_dealer=game.first_dealer,
-        rules=rules.to_json(),
-        ruleset=tournament.ruleset,
-        time_control=tournament.time_control,
-        bot_paths=(a.path, b.path, c.path),
-        game_id=f"version-test-{tournament.id}-{game.schedule_index:06d}",
-        log_cap=DEFAULT_LOG_CAP,
-        shuffle=tournament.shuffle,
-        checksums=(a.checksum, b.checksum, c.checksum),
-        labels=(a.label, b.label, c.label),
-    )

@@ -64,9 +64,15 @@ def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], li
 
 
 def game_job(
-    tournament: Tournament, rules: RuleSet, game: ScheduledGame, versions: Sequence[BotVersion]
+    tournament: Tournament,
+    rules: RuleSet,
+    game: ScheduledGame,
+    versions: Sequence[BotVersion],
+    id_prefix: str | None = None,
 ) -> GameJob:
-    """The job of one scheduled *game*; *versions* are the entrants in entry order."""
+    """The job of one scheduled *game*; *versions* are the entrants in entry order. Its
+    game id is ``<id_prefix>-<schedule index>``, the prefix being the tournament's name
+    unless given."""
     a, b, c = (versions[e] for e in game.entrants)
     return GameJob(
         schedule_index=game.schedule_index,
@@ -76,7 +82,7 @@ def game_job(
         ruleset=tournament.ruleset,
         time_control=tournament.time_control,
         bot_paths=(a.path, b.path, c.path),
-        game_id=f"{tournament.name}-{game.schedule_index:06d}",
+        game_id=f"{id_prefix or tournament.name}-{game.schedule_index:06d}",
         log_cap=DEFAULT_LOG_CAP,
         shuffle=tournament.shuffle,
         checksums=(a.checksum, b.checksum, c.checksum),
