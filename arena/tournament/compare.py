@@ -47,7 +47,7 @@ from arena.tournament.deals import board_seeds, deal_secret
 from arena.tournament.executor import Executor, ExecutorError, LocalProcessExecutor
 from arena.tournament.formats import SEATINGS, ScheduledGame
 from arena.tournament.jobs import GameJob
-from arena.tournament.runner import game_job
+from arena.tournament.runner import game_job, store_game
 
 LOGGER = logging.getLogger(__name__)
 
@@ -363,18 +363,8 @@ async def run_version_test(
 
     def store(job: GameJob, record: dict[str, Any]) -> None:
         game = schedule[job.schedule_index]
-        storage.record_game(
-            engine,
-            tournament_id,
-            schedule_index=game.schedule_index,
-            table_index=game.table_index,
-            board_index=game.board_index,
-            seating_index=game.seating_index,
-            seed=game.seed,
-            seats=[storage.row_id(versions[e]) for e in game.entrants],
-            record=record,
-            board_size=len(SEATINGS),
-        )
+        seats = [storage.row_id(versions[e]) for e in game.entrants]
+        store_game(engine, tournament_id, game, seats, record, len(SEATINGS))
 
     def arena_fault(job: GameJob, detail: str) -> None:
         count = storage.count_arena_fault(engine, tournament_id)

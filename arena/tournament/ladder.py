@@ -44,7 +44,7 @@ from arena.tournament.executor import Executor, LocalProcessExecutor
 from arena.tournament.formats import Ladder, ScheduledGame
 from arena.tournament.jobs import GameJob
 from arena.tournament.matchmaker import Contender, MatchmakerSettings, is_settled, pick_table
-from arena.tournament.runner import game_job, tournament_rules
+from arena.tournament.runner import game_job, store_game, tournament_rules
 
 LOGGER = logging.getLogger(__name__)
 
@@ -176,18 +176,7 @@ class _Ladder:
     def store(self, job: GameJob, record: dict[str, Any]) -> None:
         """Store one finished game with its rating update."""
         game, seats = self.games.pop(job.schedule_index)
-        storage.record_game(
-            self.engine,
-            self.id,
-            schedule_index=game.schedule_index,
-            table_index=game.table_index,
-            board_index=game.board_index,
-            seating_index=game.seating_index,
-            seed=game.seed,
-            seats=seats,
-            record=record,
-            board_size=self.format.board_size,
-        )
+        store_game(self.engine, self.id, game, seats, record, self.format.board_size)
         self.progress.done += 1
         self.progress.played_now += 1
         self.progress.seconds = time.perf_counter() - self.start

@@ -90,6 +90,30 @@ def game_job(
     )
 
 
+def store_game(
+    engine: Engine,
+    tournament_id: int,
+    game: ScheduledGame,
+    seats: Sequence[int],
+    record: dict[str, Any],
+    board_size: int,
+) -> None:
+    """Store one finished scheduled *game* (bot version ids by seat in *seats*) with its
+    rating update: what every format's runner does with a game's record."""
+    storage.record_game(
+        engine,
+        tournament_id,
+        schedule_index=game.schedule_index,
+        table_index=game.table_index,
+        board_index=game.board_index,
+        seating_index=game.seating_index,
+        seed=game.seed,
+        seats=list(seats),
+        record=record,
+        board_size=board_size,
+    )
+
+
 def tournament_rules(tournament: Tournament) -> RuleSet:
     """The stored rules of *tournament*."""
     return RuleSet.from_json(_json(tournament.rules), name=tournament.ruleset)
@@ -128,18 +152,8 @@ async def run_tournament(
 
     def store(job: GameJob, record: dict[str, Any]) -> None:
         game = by_index[job.schedule_index]
-        storage.record_game(
-            engine,
-            tournament_id,
-            schedule_index=game.schedule_index,
-            table_index=game.table_index,
-            board_index=game.board_index,
-            seating_index=game.seating_index,
-            seed=game.seed,
-            seats=[storage.row_id(versions[e]) for e in game.entrants],
-            record=record,
-            board_size=board_size,
-        )
+        seats = [storage.row_id(versions[e]) for e in game.entrants]
+        store_game(engine, tournament_id, game, seats, record, board_size)
         progress.done += 1
         progress.played_now += 1
         progress.seconds = time.perf_counter() - start
