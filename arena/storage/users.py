@@ -21,7 +21,7 @@ from typing import Final
 from sqlalchemy import Engine, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from arena.storage.database import (
     StorageError,
@@ -215,6 +215,22 @@ def list_user_rows(engine: Engine) -> list[User]:
         return list(session.exec(select(User).order_by(col(User.name))).all())
 
 
+def _named(session: Session, name: str) -> User:
+    """The user *name*, in *session*.
+
+    :raises StorageError: for an unknown user.
+    """
+    user = session.exec(select(User).where(User.name == name)).first()
+    if user is None:
+        raise StorageError(f"no user named {name[:70]!r}")
+    return user
+
+
+def _end_sessions(session: Session, user: User) -> None:
+    """Delete every open login session of *user* (a new password, a disabled account)."""
+    session.execute(delete(LoginSession).where(col(LoginSession.user_id) == row_id(user)))
+
+
 @database_errors
 def set_password_hash(engine: Engine, name: str, password_hash: str) -> None:
     """Replace *name*'s password hash and end all its sessions.
@@ -222,13 +238,11 @@ def set_password_hash(engine: Engine, name: str, password_hash: str) -> None:
     :raises StorageError: for an unknown user.
     """
     with write_session(engine) as session:
-        user = session.exec(select(User).where(User.name == name)).first()
-        if user is None:
-            raise StorageError(f"no user named {name[:70]!r}")
+        user = _named(session, name)
         user.password_hash = password_hash
         user.password_set_at = utcnow()
         session.add(user)
-        session.execute(delete(LoginSession).where(col(LoginSession.user_id) == row_id(user)))
+        _end_sessions(session, user)
         session.commit()
 
 
@@ -239,13 +253,11 @@ def set_disabled(engine: Engine, name: str, disabled: bool) -> None:
     :raises StorageError: for an unknown user.
     """
     with write_session(engine) as session:
-        user = session.exec(select(User).where(User.name == name)).first()
-        if user is None:
-            raise StorageError(f"no user named {name[:70]!r}")
+        user = _named(session, name)
         user.disabled = disabled
         session.add(user)
         if disabled:
-            session.execute(delete(LoginSession).where(col(LoginSession.user_id) == row_id(user)))
+            _end_sessions(session, user)
         session.commit()
 
 
