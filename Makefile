@@ -37,7 +37,7 @@ check-python: ## Check that PYTHON (default python3) is Python >= 3.11
 		echo "       Run: make PYTHON=python3.11 venv   (or any newer python3.x)" >&2; \
 		exit 1; }
 
-venv: $(STAMP) ## Create .venv and install the project with its dev, bench and pettingzoo extras
+venv: $(STAMP) ## Create .venv and install the project with its dev, bench, pettingzoo and ray extras
 
 $(STAMP): pyproject.toml | check-python
 	@if [ -x "$(BIN)/python" ]; then \
@@ -46,7 +46,7 @@ $(STAMP): pyproject.toml | check-python
 		echo "Creating $(VENV) with $$($(PYTHON) -c 'import sys; print(sys.executable, sys.version.split()[0])')"; \
 		$(PYTHON) -m venv $(VENV); \
 	fi
-	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev,bench,pettingzoo]'
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev,bench,pettingzoo,ray]'
 	@touch $@
 
 # The demo's data (SQLite database and submitted bots) lives in runs/demo, made anew each run.

@@ -20,19 +20,25 @@ plus a standard normal), and a straight line through them gives the levels' stre
 real games here, so the schedules are compared on board outcomes drawn from that fitted
 model: each bot of a table draws its performance, the board's ranks follow, and the arena's
 own TrueSkill model (``DEFAULT_MODEL``, board mode) rates it. Both schedules get the same
-model, the same ratings code and the same checkpoints: every ``--step`` boards (default
-n / 2) the standings (by ``mu - 3 sigma``, as ``arena standings`` sorts) are checked. The
-round robin plays the arena's own schedule (``RoundRobin``: board-major, tables in order),
-read at every checkpoint (mid-board too: its most favourable reading) and, in a last
-column, only where a board ends (what a finished round robin promises). The ladder plays its matchmaker
-(``pick_table``, one match at a time, as ``--parallel 1`` does) with the arena's defaults.
+model, the same ratings code (one rating update per board: ``--rating-mode board``, the
+default, which is how a ladder's matches are rated), the same run length (``HORIZON`` = 60
+boards per bot) and the same checkpoints: every n / 2 boards the standings (by
+``mu - 3 sigma``, as ``arena standings`` sorts) are checked. The round robin plays the
+arena's own schedule (``RoundRobin``: board-major, tables in order), read at every
+checkpoint (mid-board too: a round robin may stop wherever its order is right) and, in a
+last column, only where a board ends (what a finished round robin promises; a lower bound
+when no board ends within the run). The ladder plays its matchmaker (``pick_table``, one
+match at a time, as ``--parallel 1`` does) with the arena's defaults.
 
-**The figure.** Games needed = the first checkpoint from which on the order is right in at
+**The figures.** Games needed = the first checkpoint from which on the order is right in at
 least 95% of the repetitions, up to the end of the run (``>`` the run's length if never).
-Few repetitions (``--reps``, default 10: then 95% means all ten) keep it affordable on a
-shared machine; the figure is coarse, and says so.
+That is a tail quantile, and a coarse one: with 10 repetitions it is the worst of ten runs
+(at 50 bots the round robin's figure was 6,750 games over 10 runs, and is 8,100 over 60),
+so the default is 60 repetitions (95% = 57 of 60). A steadier companion figure is the mean over
+runs of the games after which that run's order stays right to its end (each run's last
+wrong checkpoint).
 
-Run: ``python benchmarks/ladder.py [--sizes 8,20,50] [--reps 10] [--json]``
+Run: ``python benchmarks/ladder.py [--sizes 8,20,50] [--reps 60] [--json]``
 Goals: at 20 bots the ladder needs at most half the round robin's games, and the advantage
 grows with n; a matchmaker decision takes under 10 ms at 500 entrants.
 """
@@ -69,6 +75,8 @@ GRID = 8
 LEVELS = 4
 """Strength levels of the bots: epsilon 0, 1/3, 2/3, 1 (on the fitted line)."""
 TARGET = 0.95
+HORIZON = 60
+"""Boards per bot that each run of either schedule plays (the same for both)."""
 DECISION_SIZES = (50, 500)
 
 
@@ -231,6 +239,16 @@ def trajectory(
     return right
 
 
+def mean_settled(runs: Sequence[Sequence[bool]], step: int) -> float:
+    """The mean over runs of the games after which the run's order stays right to its end
+    (0 if it is never wrong; the run's length if it is wrong at its end)."""
+    settled = []
+    for run in runs:
+        wrong = [c for c, right in enumerate(run) if not right]
+        settled.append(0 if not wrong else (wrong[-1] + 1) * step * 6)
+    return statistics.mean(settled)
+
+
 def games_needed(
     runs: Sequence[Sequence[bool]], step: int, every: int = 1
 ) -> tuple[int | None, int]:
@@ -253,32 +271,35 @@ def compare(n: int, reps: int, strengths: Sequence[float], seed: int) -> dict[st
     """Games needed by the ladder and by the round robin for *n* bots."""
     step = max(1, n // 2)
     tables = math.comb(n, 3)
-    rr_boards = max(tables * 2, 40 * n) if n <= 20 else tables
-    ladder_boards = 60 * n
+    boards = HORIZON * n - HORIZON * n % step
     result: dict[str, Any] = {"bots": n, "reps": reps, "step_games": step * 6}
-    for label, schedule, boards in (
-        ("ladder", ladder_table, ladder_boards),
-        ("round_robin", round_robin(n), rr_boards),
-    ):
+    for label, schedule in (("ladder", ladder_table), ("round_robin", round_robin(n))):
         start = time.perf_counter()
-        runs = [
-            trajectory(n, schedule, boards - boards % step, step, strengths, seed + r)
-            for r in range(reps)
-        ]
+        # Both schedules play the same seeds: the same fields (levels shuffled alike).
+        runs = [trajectory(n, schedule, boards, step, strengths, seed + r) for r in range(reps)]
         needed, length = games_needed(runs, step)
         result[label] = {
             "games_needed": needed,
             "run_games": length,
+            "mean_games_until_right": round(mean_settled(runs, step)),
             "seconds": round(time.perf_counter() - start, 1),
         }
         if label == "round_robin":
-            # Read only where a board ends: what a finished round robin promises.
-            whole, _ = games_needed(runs, step, tables // step)
-            result[label]["games_needed_whole_boards"] = whole
+            # Read only where a board ends: what a finished round robin promises. With no
+            # board end within the run, one whole board is a lower bound.
+            if tables <= boards:
+                whole, _ = games_needed(runs, step, tables // step)
+                result[label]["games_needed_whole_boards"] = whole
+            result[label]["one_board_games"] = tables * 6
     ladder, rr = result["ladder"]["games_needed"], result["round_robin"]["games_needed"]
     rr_bound = rr if rr is not None else result["round_robin"]["run_games"]
     result["ratio"] = None if ladder is None else round(ladder / rr_bound, 3)
     result["ratio_is_upper_bound"] = rr is None
+    result["mean_ratio"] = round(
+        result["ladder"]["mean_games_until_right"]
+        / max(1, result["round_robin"]["mean_games_until_right"]),
+        3,
+    )
     return result
 
 
@@ -308,7 +329,7 @@ def decision_times(entrants: int, decisions: int, seed: int) -> dict[str, float]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="8,20,50", help="bot counts (default 8,20,50)")
-    parser.add_argument("--reps", type=int, default=10, help="repetitions per size")
+    parser.add_argument("--reps", type=int, default=60, help="repetitions per size")
     parser.add_argument("--calibration-boards", type=int, default=3,
                         help="real boards per table of three levels (default 3)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
@@ -330,8 +351,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{calibration['level_epsilons']} -> {calibration['level_strengths']}")  # fmt: skip
     print()
     print("| bots | reps | ladder games | round robin games | ladder / round robin "
-          "| round robin, whole boards |")  # fmt: skip
-    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| mean per run: ladder / round robin | round robin, whole boards |")  # fmt: skip
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
 
         def shown(entry: dict[str, Any]) -> str:
@@ -343,11 +364,20 @@ def main(argv: list[str] | None = None) -> int:
             if r["ratio"] is None
             else f"{'< ' if r['ratio_is_upper_bound'] else ''}{r['ratio']:.2f}"
         )
-        whole = r["round_robin"]["games_needed_whole_boards"]
-        boards = f"{whole:,}" if whole is not None else f"> {r['round_robin']['run_games']:,}"
+        rr = r["round_robin"]
+        if "games_needed_whole_boards" not in rr:
+            boards = f">= {rr['one_board_games']:,}"
+        elif rr["games_needed_whole_boards"] is None:
+            boards = f"> {rr['run_games']:,}"
+        else:
+            boards = f"{rr['games_needed_whole_boards']:,}"
+        means = (
+            f"{r['ladder']['mean_games_until_right']:,} / {rr['mean_games_until_right']:,} "
+            f"= {r['mean_ratio']:.2f}"
+        )
         print(
-            f"| {r['bots']} | {r['reps']} | {shown(r['ladder'])} | {shown(r['round_robin'])} "
-            f"| {ratio} | {boards} |"
+            f"| {r['bots']} | {r['reps']} | {shown(r['ladder'])} | {shown(rr)} "
+            f"| {ratio} | {means} | {boards} |"
         )
     print()
     for n, times in speed.items():

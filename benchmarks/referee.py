@@ -8,22 +8,34 @@ a. **Per-decision round trip, referee vs bare gRPC.** Three copies of a minimal 
    bot (written to a temp directory at run time: raw ``arena_pb2_grpc.RefereeStub``, answers
    every DecisionRequest at once with a legal reply read straight off the protobuf message,
    no SDK conversion) play matches through ``play_match``; the round trips are the ones the
-   referee itself records (``record["timings"]["decision_ms"]``, timed in ``Session.ask``
-   from queueing the DecisionRequest to taking the reply from the inbox: wrapping and
-   serializing the request, the writer and reader tasks, reply deserialization). The
-   baseline is a bare ``grpc.aio`` server in this process that ping-pongs with ONE copy of
-   the very same bench bot program, started the same way (``BotProcess.start``) over the
-   same kind of socket (unix domain socket in a temp dir). It passes raw bytes both ways:
-   it writes pre-serialized bytes of a real DecisionRequest (in a RefereeMessage) whose
-   size is the median size of the referee's requests, the bot parses it and answers as it
-   answers the referee (same deserialization work, same reply size), and the server times
-   each write-then-read with ``time.perf_counter``. Request and reply sizes come from an
-   engine replay of the very same games (same seeds, first dealers and decisions) with
-   ``GameState``, ``observe`` and ``request_to_proto``. Referee matches and bare runs are
-   alternated (``--rounds``) so that a change of machine load hits both sides alike.
-   Reported: p50/p99 of both and the ratios referee/bare (goal <= 1.2), and the referee's
-   wall time per decision (match wall time / decisions), which also includes
-   ``observe()``, conversion, bot start-up and game bookkeeping.
+   referee itself records (``record["timings"]["decision_ms"]``), timed in
+   ``GameLoop._ask`` around ``Session.ask``: from handing over the request message, built
+   already, to having the checked reply: writing any GameStart/HandEnd still in flight
+   before it, setting the request id, the gRPC write (serializing, the send and its
+   completion), the gRPC read (its completion, parsing the reply), the check that it is
+   the answer to this request. Not in it: ``observe()``, building the request, decoding
+   the decision, the legality check, the clocks. Two bare ``grpc.aio`` baselines in this
+   process, pass-through bytes both ways, each write-then-read timed with
+   ``time.perf_counter``, the very same bench bot program started the same way
+   (``BotProcess.start``, in the same sandbox as the referee's bots) over the same kind of
+   socket (a unix domain socket in a temp dir):
+
+   - **bare ping-pong** (the goal's reference): ONE bot process, the serialized bytes of
+     a real request (in a RefereeMessage) of the median size of the referee's requests,
+     repeated; the bot parses it and answers as it answers the referee.
+   - **bare replay**: the match's very requests (an engine replay of the same games: same
+     seeds, first dealers and decisions, ``observe`` + ``request_message``), in the
+     match's order of seats, to THREE bot processes, each behind a server of its own like
+     the referee's doors. What the referee adds over it is its own cost; what the replay
+     adds over the ping-pong is the game's shape (three processes taking turns, the spread
+     of request sizes), which any referee has.
+
+   Referee matches and bare runs are alternated (``--rounds``) so that a change of machine
+   load hits every side alike. Reported: p50/p99 of the three, the ratios referee/bare
+   (goal <= 1.2) and referee/replay, and the referee's wall time per decision (match wall
+   time / decisions), which also includes ``observe()``, conversion, bot start-up and game
+   bookkeeping. With ``--profile GAMES``, a cProfile of the referee's thread over one more
+   match (docs/performance.md reads it).
 b. **Hands/s** of a match of three ``sample_bots/random_bot`` processes (SDK bots).
 c. **Process start to first decision** for ``random_bot``: spawn to Hello accepted
    (``Session.connected``) and spawn to first reply, with a small harness over
@@ -34,15 +46,17 @@ faulted, which voids the figures). The default run takes well under two minutes 
 cores.
 
 Run: ``python benchmarks/referee.py [--games 20] [--rounds 4] [--random-games 30]
-[--startups 10] [--json]``.
+[--startups 10] [--profile GAMES] [--json]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import inspect
 import json
+import pstats
 import shutil
 import statistics
 import sys
@@ -52,7 +66,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -62,8 +76,10 @@ from arena.protocol import convert
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.process import BotProcess, LogCapture, bot_environment
-from arena.referee.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer
+from arena.referee.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, Session
+from arena.referee.session import deserialize
 from arena.referee.timecontrol import TimeControl
+from arena.sandbox.config import SandboxConfig
 from arena.v1 import arena_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -218,6 +234,17 @@ async def timed_match(seats: Sequence[BotManifest], config: MatchConfig) -> Time
 # ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One decision of a referee match as the wire carries it."""
+
+    seat: int
+    request: bytes
+    """The serialized RefereeMessage holding the DecisionRequest."""
+    reply_size: int
+    """Serialized size of the bench bot's BotMessage answering it."""
+
+
 @dataclass
 class SizeSample:
     """What the referee sends and the bench bot answers over a replay of a match."""
@@ -230,40 +257,43 @@ class SizeSample:
     """Serialized size of the bench bot's BotMessage answering *payload*."""
 
 
-def replay_sizes(configs: Sequence[MatchConfig]) -> SizeSample:
-    """Replay the games of the matches *configs* as the referee plays them with three
-    bench bots.
+def replay_match(config: MatchConfig) -> list[Exchange]:
+    """Replay the games of the match *config* as the referee plays them with three bench
+    bots: every decision in order, with its seat, request bytes and reply size.
 
-    Same seeds and first dealers as ``Match._play_game``, the same requests
-    (``observe`` + ``request_to_proto``, per-seat request ids from 1 in each match, the same
-    clock fields) and the same replies (:func:`raw_reply`), so the sizes are those of the
+    Same seeds and first dealers as the referee (``MatchConfig.game_setup``), the same
+    requests (``observe`` + ``request_message``, per-seat request ids from 1 in each match,
+    the same clock fields) and the same replies (:func:`raw_reply`), so these are the
     messages the referee and the bench bots exchange.
     """
-    requests: list[bytes] = []
-    replies: list[int] = []
-    for config in configs:
-        tc = config.time_control
-        dealers = config.first_dealers or (0, 1, 2)
-        next_id = [1, 1, 1]
-        for index in range(config.games):
-            dealer = dealers[index % len(dealers)]
-            state = GameState(config.rules, config.seed + index, first_dealer=dealer)
-            while not state.is_over:
-                seat = state.current_seat
-                request = convert.request_to_proto(
-                    observe(state, seat), next_id[seat], tc.decision_ms, tc.bank_ms
-                )
-                next_id[seat] += 1
-                requests.append(pb.RefereeMessage(decision_request=request).SerializeToString())
-                reply = raw_reply(request)
-                replies.append(len(pb.BotMessage(action_reply=reply).SerializeToString()))
-                state.apply_decision(convert.decision_from_proto(reply))
-    request_sizes = [len(r) for r in requests]
+    tc = config.time_control
+    next_id = [1, 1, 1]
+    exchanges: list[Exchange] = []
+    for index in range(config.games):
+        setup = config.game_setup(index, "replay")
+        state = GameState(config.rules, setup.seed, first_dealer=setup.first_dealer)
+        while not state.is_over:
+            seat = state.current_seat
+            message = convert.request_message(
+                observe(state, seat), next_id[seat], tc.decision_ms, tc.bank_ms
+            )
+            next_id[seat] += 1
+            reply = raw_reply(message.decision_request)
+            size = len(pb.BotMessage(action_reply=reply).SerializeToString())
+            exchanges.append(Exchange(seat, message.SerializeToString(), size))
+            state.apply_decision(convert.decision_from_proto(reply))
+    return exchanges
+
+
+def size_sample(exchanges: Sequence[Exchange]) -> SizeSample:
+    """Request and reply sizes of *exchanges*, and the one of median size for the bare run."""
+    request_sizes = [len(e.request) for e in exchanges]
+    replies = [e.reply_size for e in exchanges]
     median_request = int(percentile(request_sizes, 50))
     median_reply = int(percentile(replies, 50))
     candidates = [i for i, size in enumerate(request_sizes) if size == median_request]
     chosen = next((i for i in candidates if replies[i] == median_reply), candidates[0])
-    return SizeSample(request_sizes, replies, requests[chosen], replies[chosen])
+    return SizeSample(request_sizes, replies, exchanges[chosen].request, replies[chosen])
 
 
 # ---------------------------------------------------------------------------------------
@@ -271,15 +301,36 @@ def replay_sizes(configs: Sequence[MatchConfig]) -> SizeSample:
 # ---------------------------------------------------------------------------------------
 
 
+def bare_server(path: Path, play: Any) -> grpc.aio.Server:
+    """A bare grpc.aio server of ``arena.v1.Referee/Play`` with pass-through bytes (no
+    serializer, no deserializer), so the bench bot runs unchanged; on unix socket *path*
+    and with the referee's own message limit."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    handler = grpc.method_handlers_generic_handler(
+        SERVICE_NAME, {"Play": grpc.stream_stream_rpc_method_handler(play)}
+    )
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"unix:{path}")
+    return server
+
+
 async def bare_ping_pong(
-    manifest: BotManifest, payload: bytes, exchanges: int, socket_dir: Path
+    manifest: BotManifest,
+    payload: bytes,
+    exchanges: int,
+    socket_dir: Path,
+    sandbox: SandboxConfig | None = None,
 ) -> tuple[list[float], list[int]]:
     """Ping-pong *payload* with one bench bot process over a bare grpc.aio stream.
 
-    The server serves the method name of the real service (``arena.v1.Referee/Play``) with
-    pass-through bytes, so the bench bot runs unchanged; it reads the Hello, then times
-    *exchanges* write-then-read round trips and ends the stream. Returns the round trips
-    in ms and the sizes of the replies received.
+    The bot runs inside *sandbox*, as the referee's bots do. The server reads the Hello,
+    then times *exchanges* write-then-read round trips and ends the stream. Returns the
+    round trips in ms and the sizes of the replies received.
     """
     times: list[float] = []
     reply_sizes: list[int] = []
@@ -303,21 +354,13 @@ async def bare_ping_pong(
         if not done.done():
             done.set_result(None)
 
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.so_reuseport", 0),
-        ]
-    )
-    handler = grpc.method_handlers_generic_handler(
-        SERVICE_NAME, {"Play": grpc.stream_stream_rpc_method_handler(play)}
-    )
-    server.add_generic_rpc_handlers((handler,))
     path = socket_dir / "bare.sock"
-    server.add_insecure_port(f"unix:{path}")
+    server = bare_server(path, play)
     await server.start()
     logs = LogCapture()
-    process = await BotProcess.start(manifest, bot_environment(f"unix://{path}", "bare"), logs)
+    process = await BotProcess.start(
+        manifest, bot_environment(f"unix://{path}", "bare"), logs, sandbox=sandbox
+    )
     try:
         exited = asyncio.ensure_future(process.wait_exit())
         await asyncio.wait([done, exited], return_when=asyncio.FIRST_COMPLETED)
@@ -330,14 +373,70 @@ async def bare_ping_pong(
     return times, reply_sizes
 
 
+async def bare_replay(
+    manifest: BotManifest,
+    exchanges: Sequence[Exchange],
+    socket_dir: Path,
+    sandbox: SandboxConfig | None = None,
+) -> list[float]:
+    """The very decisions of a referee match through bare grpc.aio: three bench bot
+    processes, each behind a server of its own (as the referee's doors), receive the
+    match's request bytes in the match's order of seats; each write-then-read is timed.
+
+    What the referee adds is then all that differs: building each observation, the
+    messages that are not requests (GameStart, HandEnd, GameEnd), serializing and parsing,
+    its checks and its clocks. Round trips in ms.
+    """
+    contexts: list[asyncio.Future[Any]] = [
+        asyncio.get_running_loop().create_future() for _ in range(3)
+    ]
+    finished = asyncio.Event()
+
+    def door(seat: int) -> Any:
+        async def play(_request_iterator: object, context: Any) -> None:
+            await context.read()  # the bot's Hello
+            contexts[seat].set_result(context)
+            await finished.wait()
+
+        return play
+
+    servers: list[grpc.aio.Server] = []
+    processes: list[BotProcess] = []
+    times: list[float] = []
+    try:
+        for seat in range(3):
+            path = socket_dir / f"replay{seat}.sock"
+            servers.append(bare_server(path, door(seat)))
+            await servers[-1].start()
+            env = bot_environment(f"unix://{path}", f"replay{seat}")
+            processes.append(await BotProcess.start(manifest, env, LogCapture(), sandbox=sandbox))
+        streams = await asyncio.wait_for(asyncio.gather(*contexts), 30.0)
+        for exchange in exchanges:
+            context = streams[exchange.seat]
+            start = time.perf_counter()
+            await context.write(exchange.request)
+            reply = await context.read()
+            times.append((time.perf_counter() - start) * 1000)
+            if reply is grpc.aio.EOF:
+                raise RuntimeError("a bench bot closed its stream during the replay")
+    finally:
+        finished.set()
+        await asyncio.gather(*(server.stop(0.5) for server in servers))
+        for process in processes:
+            await process.stop(2.0)
+    return times
+
+
 async def measure_round_trips(
     games: int, rounds: int, seed: int, socket_root: Path
 ) -> dict[str, Any]:
-    """Part a: referee round trips with three bench bots and the bare baseline, alternated.
+    """Part a: referee round trips with three bench bots and the two bare baselines,
+    alternated.
 
     The games are split into *rounds* matches (consecutive seeds); after each match the
-    bare baseline makes as many exchanges as that match had decisions. Alternating keeps
-    a drift in machine load (other processes, CPU frequency) from favouring either side.
+    bare ping-pong makes as many exchanges as that match had decisions, and the bare
+    replay sends that match's very requests to three bots. Alternating keeps a drift in
+    machine load (other processes, CPU frequency) from favouring any side.
     """
     manifest = write_bench_bot(socket_root / "raw_bench")
     counts = [games // rounds + (1 if i < games % rounds else 0) for i in range(rounds)]
@@ -346,15 +445,17 @@ async def measure_round_trips(
         for i, count in enumerate(counts)
         if count > 0
     ]
-    sizes = replay_sizes(configs)
+    replays = [replay_match(config) for config in configs]
+    sizes = size_sample([exchange for replay in replays for exchange in replay])
     referee_ms: list[float] = []
     bare_ms: list[float] = []
+    replay_ms: list[float] = []
     bare_replies: list[int] = []
     per_round: list[dict[str, float]] = []
     faults = 0
     match_seconds = steady_seconds = 0.0
     steady_decisions = 0
-    for config in configs:
+    for config, replay in zip(configs, replays, strict=True):
         timed = await timed_match([manifest] * 3, config)
         round_referee = decision_times(timed.result)
         faults += sum(len(r["faults"]) for r in timed.result.records)
@@ -364,27 +465,36 @@ async def measure_round_trips(
             steady_seconds += timed.steady_seconds()
             steady_decisions += len(round_referee) - first_game
         round_bare, replies = await bare_ping_pong(
-            manifest, sizes.payload, len(round_referee), socket_root
+            manifest, sizes.payload, len(round_referee), socket_root, config.sandbox
         )
+        round_replay = await bare_replay(manifest, replay, socket_root, config.sandbox)
         referee_ms.extend(round_referee)
         bare_ms.extend(round_bare)
+        replay_ms.extend(round_replay)
         bare_replies.extend(replies)
         per_round.append(
             {
                 "games": config.games,
                 "decisions": len(round_referee),
-                "referee_p50_ms": percentile(round_referee, 50),
-                "bare_p50_ms": percentile(round_bare, 50),
-                "referee_p99_ms": percentile(round_referee, 99),
-                "bare_p99_ms": percentile(round_bare, 99),
+                **{
+                    f"{name}_{q}_ms": percentile(times, int(q[1:]))
+                    for name, times in (
+                        ("referee", round_referee),
+                        ("bare", round_bare),
+                        ("replay", round_replay),
+                    )
+                    for q in ("p50", "p99")
+                },
             }
         )
     decisions = len(referee_ms)
     referee = summarize_ms(referee_ms)
     bare = summarize_ms(bare_ms)
+    replay_summary = summarize_ms(replay_ms)
     return {
         "ruleset": "classic",
         "games": games,
+        "sandbox": str(configs[0].sandbox.mode),
         "rounds": per_round,
         "decisions": decisions,
         "faults": faults,
@@ -404,14 +514,145 @@ async def measure_round_trips(
         },
         "referee": referee,
         "bare": bare,
+        "replay": replay_summary,
         "ratio_p50": referee["p50_ms"] / bare["p50_ms"],
         "ratio_p99": referee["p99_ms"] / bare["p99_ms"],
+        "replay_ratio_p50": referee["p50_ms"] / replay_summary["p50_ms"],
+        "replay_ratio_p99": referee["p99_ms"] / replay_summary["p99_ms"],
         "ratio_goal": RATIO_GOAL,
         "match_seconds": match_seconds,
         "wall_ms_per_decision": match_seconds * 1000 / decisions,
         "steady_wall_ms_per_decision": steady_seconds * 1000 / steady_decisions
         if steady_decisions
         else float("nan"),
+    }
+
+
+class LoopbackContext:
+    """Stands in for a gRPC call in :func:`span_cpu`: ``write`` serializes what it is given
+    as gRPC's serializer does (nothing for bytes), ``read`` hands back the next prepared
+    reply through the referee's deserializer (or as bytes). Neither suspends."""
+
+    def __init__(self, replies: Sequence[bytes], parse: bool) -> None:
+        self.replies = replies
+        self.parse = parse
+        self.index = 0
+
+    async def write(self, message: pb.RefereeMessage | bytes) -> None:
+        if not isinstance(message, bytes):
+            message.SerializeToString()
+
+    async def read(self) -> object:
+        reply = self.replies[self.index]
+        self.index += 1
+        return deserialize(reply) if self.parse else reply
+
+
+async def span_cpu(exchange: Exchange, asks: int) -> dict[str, float]:
+    """The CPU the referee's own code spends inside the timed span, without any I/O.
+
+    ``Session.ask`` against a :class:`LoopbackContext`, and the bare loop's two awaits on
+    the same context with bytes; each followed by one turn of the event loop, as between
+    real decisions (the loop drops cancelled deadline timers, which would otherwise pile
+    up). Timed in CPU time of this thread, so other processes' load does not count. In us
+    per ask: the referee, the bare loop, what the referee adds, and the serialize and
+    parse steps alone (the bare baseline passes bytes).
+    """
+    message = pb.RefereeMessage.FromString(exchange.request)
+    replies = [
+        pb.BotMessage(
+            action_reply=pb.ActionReply(request_id=i, play=pb.PlayAction(card="TS"))
+        ).SerializeToString()
+        for i in range(1, asks + 1)
+    ]
+    session = Session(seat=0, token="", welcome=pb.Welcome())
+    session.context = cast(Any, LoopbackContext(replies, parse=True))
+    start = time.thread_time()
+    for _ in range(asks):
+        await session.ask(message, 10.0)
+        await asyncio.sleep(0)
+    referee = time.thread_time() - start
+    context = LoopbackContext(replies, parse=False)
+    start = time.thread_time()
+    for _ in range(asks):
+        await context.write(exchange.request)
+        await context.read()
+        await asyncio.sleep(0)
+    bare = time.thread_time() - start
+    start = time.thread_time()
+    for _ in range(asks):
+        message.SerializeToString()
+    serialize = time.thread_time() - start
+    start = time.thread_time()
+    for reply in replies:
+        deserialize(reply)
+    parse = time.thread_time() - start
+    return {
+        "asks": asks,
+        "referee_us": referee * 1e6 / asks,
+        "bare_us": bare * 1e6 / asks,
+        "added_us": (referee - bare) * 1e6 / asks,
+        "serialize_us": serialize * 1e6 / asks,
+        "parse_us": parse * 1e6 / asks,
+    }
+
+
+async def profile_referee(games: int, seed: int, socket_root: Path, top: int) -> dict[str, Any]:
+    """Optional: a CPU profile of the referee's thread over games 2..N of a match of three
+    bench bots (game 1, with the bots' start-up, is left out), after the timed rounds.
+
+    cProfile with the thread's CPU clock, so other processes' load does not count and the
+    wait for a bot is not time. gRPC's Cython code is invisible to cProfile: the CPU of a
+    ``context.write``/``context.read`` call (serializing, the C-core batch, parsing the
+    reply) counts as its caller's own time. cProfile slows Python code, not C, so Python's
+    shares are upper bounds. With it, :func:`span_cpu`: what the referee's code adds to
+    the timed span, measured without the profiler.
+    """
+    manifest = write_bench_bot(socket_root / "raw_bench")
+    config = MatchConfig(PRESETS["classic"], games, seed, time_control=TimeControl())
+    profiler = cProfile.Profile(time.thread_time)
+    ended = 0
+
+    def on_game(_record: dict[str, Any]) -> None:
+        nonlocal ended
+        ended += 1
+        if ended == 1:
+            profiler.enable()
+        elif ended == games:
+            profiler.disable()
+
+    result = await play_match([manifest] * 3, config, on_game=on_game)
+    profiler.disable()
+    decisions = sum(
+        len(seat) for record in result.records[1:] for seat in record["timings"]["decision_ms"]
+    )
+    raw: dict[tuple[str, int, str], tuple[int, int, float, float, Any]]
+    raw = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    rows = sorted(
+        (
+            (f"{Path(file).name}:{line}({name})" if line else name, calls, own)
+            for (file, line, name), (_, calls, own, _, _) in raw.items()
+        ),
+        key=lambda row: row[2],
+        reverse=True,
+    )
+    total = sum(own for _, _, own in rows)
+    exchanges = replay_match(config)
+    median = sorted(exchanges, key=lambda e: len(e.request))[len(exchanges) // 2]
+    return {
+        "span_cpu": await span_cpu(median, 20_000),
+        "games_profiled": games - 1,
+        "decisions": decisions,
+        "cpu_us_per_decision": total * 1e6 / decisions,
+        "top": [
+            {
+                "function": name,
+                "calls_per_decision": calls / decisions,
+                "us_per_decision": own * 1e6 / decisions,
+                "share": own / total,
+            }
+            for name, calls, own in rows[:top]
+        ],
     }
 
 
@@ -575,16 +816,24 @@ def print_report(results: dict[str, Any], out: Callable[[str], None] = print) ->
     for label, s in (
         ("referee (3 raw bench bots)", a["referee"]),
         ("bare grpc.aio ping-pong (1 bot)", a["bare"]),
+        ("bare replay of the games (3 bots)", a["replay"]),
     ):
         out(
             f"   {label:34s} {s['p50_ms']:8.3f} {s['p90_ms']:8.3f} {s['p99_ms']:8.3f} {s['mean_ms']:8.3f} {s['max_ms']:8.3f}"
         )
-    per_round = ", ".join(f"{r['referee_p50_ms'] / r['bare_p50_ms']:.2f}" for r in a["rounds"])
-    out(f"   p50 ratio per round ({len(a['rounds'])} alternated referee/bare rounds): {per_round}")
+    out(f"   every bot in sandbox mode {a['sandbox']}")
+    for base in ("bare", "replay"):
+        per_round = ", ".join(
+            f"{r['referee_p50_ms'] / r[f'{base}_p50_ms']:.2f}" for r in a["rounds"]
+        )
+        out(f"   p50 referee/{base} per round ({len(a['rounds'])} alternated rounds): {per_round}")
     for name in ("p50", "p99"):
         ratio = a[f"ratio_{name}"]
         verdict = "met" if ratio <= a["ratio_goal"] else "NOT met"
-        out(f"   ratio referee/bare {name}: {ratio:5.2f}  (goal <= {a['ratio_goal']}: {verdict})")
+        out(
+            f"   ratio referee/bare {name}: {ratio:5.2f}  (goal <= {a['ratio_goal']}: {verdict});"
+            f" referee/replay {name}: {a[f'replay_ratio_{name}']:5.2f}"
+        )
     out(
         f"   referee wall time per decision: {a['wall_ms_per_decision']:.3f} ms over whole matches"
         f" ({a['match_seconds']:.2f} s in {len(a['rounds'])} matches, bot start/stop included);"
@@ -594,6 +843,31 @@ def print_report(results: dict[str, Any], out: Callable[[str], None] = print) ->
         " (round trip + observe(), conversion, game bookkeeping)"
     )
     out("")
+    if "profile" in results:
+        prof = results["profile"]
+        cpu = prof["span_cpu"]
+        out(
+            f"a'. CPU of the referee's thread, games 2..{prof['games_profiled'] + 1} of a match"
+            f" ({prof['decisions']} decisions): {prof['cpu_us_per_decision']:.0f} us per decision"
+            " under cProfile (CPU clock)"
+        )
+        out(
+            f"   what the referee's code adds to the timed span ({cpu['asks']} asks on a loopback"
+            f" context, no I/O, no profiler): {cpu['added_us']:.1f} us per decision"
+        )
+        out(
+            f"   (serializing the request {cpu['serialize_us']:.1f} us, parsing the reply"
+            f" {cpu['parse_us']:.1f} us; the rest is Session.ask and its deadline timer)"
+        )
+        out(
+            f"   {'own CPU (grpc Cython counts as its caller)':62s} {'calls':>6s} {'us':>7s} {'share':>6s}"
+        )
+        for row in prof["top"]:
+            out(
+                f"   {row['function'][:62]:62s} {row['calls_per_decision']:6.2f}"
+                f" {row['us_per_decision']:7.1f} {row['share']:6.1%}"
+            )
+        out("")
     b = results["hands_per_second"]
     out(
         f"b. Throughput: 3 x {b['bot']}, {b['ruleset']}, {b['games']} games, {b['hands']} hands, {b['decisions']} decisions, faults {b['faults']}"
@@ -630,6 +904,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         results: dict[str, Any] = {"arena_version": __version__, "grpcio": grpc.__version__}
         print("a. referee vs bare round trips ...", file=sys.stderr, flush=True)
         results["round_trip"] = await measure_round_trips(args.games, args.rounds, args.seed, root)
+        if args.profile:
+            print("a'. profile of the referee ...", file=sys.stderr, flush=True)
+            results["profile"] = await profile_referee(args.profile, args.seed, root, args.top)
         print("b. hands/s with SDK random bots ...", file=sys.stderr, flush=True)
         results["hands_per_second"] = await measure_hands_per_second(
             args.random_bot, args.ruleset, args.random_games, args.seed
@@ -678,6 +955,17 @@ def main(argv: list[str] | None = None) -> int:
         default=ROOT / "sample_bots" / "random_bot",
         help="bot directory for parts b and c",
     )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="after part a, profile the referee (cProfile) over a match of GAMES games"
+        " of bench bots, game 1 left out (default 0: no profile)",
+    )
+    parser.add_argument(
+        "--top", type=int, default=15, help="entries of the profile shown (default 15)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the report"
@@ -685,6 +973,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.games < 2 * args.rounds:
         parser.error("part a needs --rounds >= 1 and --games >= 2 * --rounds")
+    if args.profile == 1 or args.profile < 0:
+        parser.error("--profile needs at least 2 games (game 1 is left out)")
     if args.random_games < 2 or args.startups < 1:
         parser.error("--random-games must be >= 2 and --startups >= 1")
     results = asyncio.run(run(args))

@@ -1,24 +1,46 @@
-"""Tournament throughput and rating recomputation, in one run.
+"""Tournament throughput against ``arena match`` and the transport, and rating recomputation,
+in one run (issue 14, item 6).
 
-1. Scheduler overhead: the same games (a round robin of three copies of ``random_bot``,
-   fresh bot processes for every game) played (a) one after another by the match code
-   that ``arena match`` uses, and (b) by the tournament runner with ``--parallel 1`` and
-   ``--parallel 2`` (worker processes, SQLite storage and rating updates included).
+1. Throughput, all on the same four copies of ``sample_bots/random_bot`` (SDK bots), the
+   ``classic`` rules and the default sandbox:
+
+   a. a round robin (4 tables x ``--boards`` boards x 6 seatings) run by the tournament
+      runner with ``--parallel`` worker processes, SQLite storage and live ratings
+      included: with process reuse (the default: a seating's processes play its boards)
+      and without (``--no-reuse``: fresh processes for every game);
+   b. ``arena match``'s code path: one match of ``--match-games`` games, the same three
+      processes for all of them;
+   c. the transport ceiling: as many decisions as the reuse run had, through ``--parallel``
+      bare grpc.aio ping-pong pairs at once, each in a process of its own like a worker
+      (``benchmarks/referee.py``'s bare baseline: one raw bench bot process per pair, the
+      median request's bytes, no referee), converted to games/s with the tournament's
+      decisions per game;
+   d. the same tournament through Ray on two local nodes (:func:`ray_row`).
+
+   Reported, never asserted: games/s and hands/s of each, and the goals (local tournament
+   >= 1.5x ``arena match``'s games/s, >= 0.5 of the transport ceiling, Ray's overhead
+   against the local pool < 15%).
 2. The time to recompute the ratings of a 10,000-game tournament from its stored games.
 
-Run: ``python benchmarks/tournament.py [--boards 4] [--rating-games 10000] [--json]``.
+Run: ``python benchmarks/tournament.py [--boards 6] [--parallel 2] [--match-games 60]
+[--rating-games 10000] [--json]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
+import importlib.util
 import json
+import multiprocessing
+import resource
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from arena import storage
@@ -26,19 +48,37 @@ from arena.game import PRESETS
 from arena.game.record import game_record
 from arena.referee.manifest import load_manifest
 from arena.referee.match import MatchConfig, play_match
+from arena.referee.timecontrol import TimeControl
+from arena.sandbox.config import SandboxConfig
 from arena.simulate import make_policies, play_game
 from arena.storage.database import open_database
 from arena.submission import submit_bot
-from arena.tournament.executor import LocalProcessExecutor
+from arena.tournament.executor import Executor, LocalProcessExecutor
 from arena.tournament.formats import RoundRobin
 from arena.tournament.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = ("random_a", "random_b", "random_c")
+NAMES = ("random_a", "random_b", "random_c", "random_d")
+TIME_CONTROL = "decision=1000,bank=10000,grace=50,startup=10000"
+GOAL_VS_MATCH = 1.5
+GOAL_VS_CEILING = 0.5
+GOAL_RAY_OVERHEAD = 0.15
+
+
+def _referee_bench() -> ModuleType:
+    """``benchmarks/referee.py`` (its bare gRPC baseline), imported by path."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_referee", ROOT / "benchmarks" / "referee.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being made
+    spec.loader.exec_module(module)
+    return module
 
 
 def _copies(work: Path) -> list[Path]:
-    """Three differently named copies of random_bot (a round robin needs three bots)."""
+    """Four differently named copies of random_bot (a round robin of four bots)."""
     paths = []
     for name in NAMES:
         target = work / "src" / name
@@ -49,44 +89,169 @@ def _copies(work: Path) -> list[Path]:
     return paths
 
 
-def sequential_matches(paths: list[Path], boards: int) -> dict[str, float]:
-    """The tournament's games played one after another with fresh processes, no storage."""
-    schedule = RoundRobin().schedule(3, boards, seed=1)
-    manifests = [load_manifest(p) for p in paths]
-    start = time.perf_counter()
-    for game in schedule:
-        seats = [manifests[e] for e in game.entrants]
-        config = MatchConfig(PRESETS["classic"], 1, game.seed, first_dealers=(game.first_dealer,))
-        asyncio.run(play_match(seats, config))
-    seconds = time.perf_counter() - start
-    return {"games": len(schedule), "seconds": seconds, "games_per_s": len(schedule) / seconds}
+def _totals(records: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """Games, hands and decisions of *records* played in *seconds*, and their rates."""
+    hands = sum(int(r["result"]["hands_played"]) for r in records)
+    decisions = sum(len(seat) for r in records for seat in r["timings"]["decision_ms"])
+    return {
+        "games": len(records),
+        "hands": hands,
+        "decisions": decisions,
+        "faults": sum(len(r["faults"]) for r in records),
+        "seconds": seconds,
+        "games_per_s": len(records) / seconds,
+        "hands_per_s": hands / seconds,
+    }
 
 
-def tournament_run(work: Path, paths: list[Path], boards: int, parallel: int) -> dict[str, float]:
-    """A real tournament on SQLite with *parallel* workers."""
-    data = work / f"data-{parallel}"
+def _new_tournament(work: Path, paths: list[Path], boards: int, label: str) -> tuple[Any, str]:
+    """A fresh SQLite database with the bots submitted and a round robin created."""
+    data = work / f"data-{label}"
     data.mkdir()
     engine = open_database(f"sqlite:///{data / 'arena.db'}")
     versions = [submit_bot(engine, path, data)[0] for path in paths]
-    name = f"bench-{parallel}"
-    total = len(RoundRobin().schedule(3, boards, seed=1))
+    total = RoundRobin().games_total(len(paths), boards)
     storage.create_tournament(
-        engine, name=name, ruleset="classic", rules_json=json.dumps(PRESETS["classic"].to_json()),
-        time_control="decision=1000,bank=10000,grace=50,startup=10000", boards=boards, seed=1,
-        rating_mode="board", entries=[storage.row_id(v) for v in versions], games_total=total,
+        engine, name=label, ruleset="classic", rules_json=json.dumps(PRESETS["classic"].to_json()),
+        time_control=TIME_CONTROL, boards=boards, seed=1, rating_mode="board",
+        entries=[storage.row_id(v) for v in versions], games_total=total,
     )  # fmt: skip
+    return engine, label
+
+
+def tournament_run(
+    work: Path, paths: list[Path], boards: int, executor: Executor, label: str
+) -> dict[str, Any]:
+    """A real round robin on SQLite played by *executor*; its totals."""
+    engine, name = _new_tournament(work, paths, boards, label)
+    try:
+        cpu_before = _cpu_seconds()
+        start = time.perf_counter()
+        asyncio.run(run_tournament(engine, name, executor))
+        seconds = time.perf_counter() - start
+        cpu = _cpu_seconds() - cpu_before
+        tid = storage.row_id(storage.get_tournament(engine, name))
+        records = [record for _, record in storage.tournament_records(engine, tid)]
+    finally:
+        engine.dispose()
+    return _totals(records, seconds) | _cpu(cpu, len(records), seconds)
+
+
+def _cpu(cpu: float, games: int, seconds: float) -> dict[str, float]:
+    """CPU figures of a row: on a shared machine the wall clock measures the other
+    users' load too; CPU seconds per game do not (this process and the children it has
+    waited for: not Ray's daemons, and a sandboxed bot only as far as its chain waited)."""
+    return {"cpu_seconds": cpu, "cpu_per_game": cpu / games, "cores_busy": cpu / seconds}
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children and their children (the
+    workers and their bots, once the workers have exited)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def ray_row(work: Path, paths: list[Path], boards: int, parallel: int) -> dict[str, Any] | None:
+    """THE RAY ROW (helper H2 fills this function; nothing else in this file is H2's).
+
+    The same round robin as :func:`tournament_run` through ``RayExecutor`` on a local
+    cluster of two nodes; its :func:`_totals` plus anything Ray-specific, or ``None`` when
+    Ray is not installed (the row then reads "not measured").
+
+    The cluster is a head and a second node of one CPU each, started with ``ray start`` and
+    token authentication by ``tests/tournament/ray_support.py`` (imported by path), before
+    the clock starts. The runner joins it before the clock starts too (``connect_seconds``,
+    reported apart: a cluster is joined once per run, like the pool's imports); the clock
+    then covers what the local pool's does: starting the slots (Ray actors), shipping the
+    versions to each node's cache, playing and storing every game.
+    """
+    if importlib.util.find_spec("ray") is None:
+        return None
+    from arena.tournament.ray_executor import RayExecutor  # noqa: PLC0415 - an optional row
+
+    spec = importlib.util.spec_from_file_location(
+        "ray_support", ROOT / "tests" / "tournament" / "ray_support.py"
+    )
+    assert spec is not None and spec.loader is not None
+    support = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = support  # dataclasses look their module up while being made
+    spec.loader.exec_module(support)
+    with support.local_cluster(nodes=2) as cluster:
+        executor = RayExecutor(cluster.address, parallel)
+        start = time.perf_counter()
+        executor.connect()
+        connect = time.perf_counter() - start
+        try:
+            row = tournament_run(work, paths, boards, executor, "ray")
+        finally:
+            executor.close()
+    row["connect_seconds"] = connect
+    row["nodes"] = len(set(executor.played_on.values()))
+    return row
+
+
+def match_run(paths: list[Path], games: int) -> dict[str, Any]:
+    """``arena match``'s code path: one match, the same three processes for every game."""
+    seats = [load_manifest(p) for p in paths[:3]]
+    config = MatchConfig(PRESETS["classic"], games, 1, time_control=TimeControl.parse(TIME_CONTROL))
+    cpu_before = _cpu_seconds()
     start = time.perf_counter()
-    asyncio.run(run_tournament(engine, name, LocalProcessExecutor(parallel)))
+    result = asyncio.run(play_match(seats, config))
     seconds = time.perf_counter() - start
-    return {"games": total, "seconds": seconds, "games_per_s": total / seconds}
+    cpu = _cpu_seconds() - cpu_before
+    return _totals(result.records, seconds) | _cpu(cpu, games, seconds)
+
+
+def _pair(work: Path, count: int, index: int) -> float:
+    """One bare ping-pong pair of *count* round trips, in a process of its own (as each
+    tournament worker is); its wall time, the bot's start included."""
+    bench = _referee_bench()
+    manifest = bench.write_bench_bot(work / f"raw_bench_{index}")
+    sizes = bench.size_sample(bench.replay_match(MatchConfig(PRESETS["classic"], 4, 1)))
+    directory = Path(tempfile.mkdtemp(prefix="arena-bench-pair-"))
+    try:
+        start = time.perf_counter()
+        asyncio.run(
+            bench.bare_ping_pong(manifest, sizes.payload, count, directory, SandboxConfig())
+        )
+        return time.perf_counter() - start
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def transport_ceiling(
+    work: Path, decisions: int, parallel: int, per_game: float, hands_per_game: float
+) -> dict[str, Any]:
+    """*decisions* round trips through *parallel* bare grpc.aio ping-pong pairs at once,
+    each pair in a process of its own (benchmarks/referee.py's bare baseline: a raw bench
+    bot, the median request's bytes, no referee)."""
+    share = [
+        decisions // parallel + (1 if i < decisions % parallel else 0) for i in range(parallel)
+    ]
+    context = multiprocessing.get_context("spawn")
+    cpu_before = _cpu_seconds()
+    with concurrent.futures.ProcessPoolExecutor(parallel, mp_context=context) as pool:
+        start = time.perf_counter()
+        list(pool.map(_pair, [work] * parallel, share, range(parallel)))
+        seconds = time.perf_counter() - start
+    games = decisions / per_game
+    return _cpu(_cpu_seconds() - cpu_before, round(games), seconds) | {
+        "decisions": decisions,
+        "pairs": parallel,
+        "seconds": seconds,
+        "games_per_s": decisions / per_game / seconds,
+        "hands_per_s": decisions / per_game * hands_per_game / seconds,
+    }
 
 
 def recompute(work: Path, games: int) -> dict[str, float]:
     """Store *games* games (real records, reused) and time ``recompute_ratings``."""
+    names = NAMES[:3]
     engine = open_database(f"sqlite:///{work / 'ratings.db'}")
     data = work / "rating-bots"
     versions = []
-    for index, name in enumerate(NAMES):
+    for index, name in enumerate(names):
         path = str(data / name)
         fields = {"name": name, "version": "1", "language": "python", "run": ["python", "bot.py"]}
         versions.append(storage.add_bot_version(engine, fields, f"{index:064d}", path)[0])
@@ -102,7 +267,7 @@ def recompute(work: Path, games: int) -> dict[str, float]:
         state = play_game(
             PRESETS["classic"], seed, make_policies(["random", "greedy", "random"], seed)
         )
-        records.append(game_record(state, list(NAMES)))
+        records.append(game_record(state, list(names)))
     schedule = RoundRobin().schedule(3, games // 6, seed=1)
     fill_start = time.perf_counter()
     for game in schedule:
@@ -115,47 +280,117 @@ def recompute(work: Path, games: int) -> dict[str, float]:
     start = time.perf_counter()
     storage.recompute_ratings(engine, tid)
     seconds = time.perf_counter() - start
+    engine.dispose()
     return {"games": len(schedule), "store_seconds": fill, "recompute_seconds": seconds}
+
+
+def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """Every measurement of one run."""
+    paths = _copies(work)
+    parallel = args.parallel
+    reuse = LocalProcessExecutor(parallel)
+    results: dict[str, Any] = {
+        "boards": args.boards,
+        "parallel": parallel,
+        "tournament_reuse": tournament_run(work, paths, args.boards, reuse, "reuse"),
+        "tournament_no_reuse": tournament_run(
+            work, paths, args.boards, LocalProcessExecutor(parallel, reuse=False), "fresh"
+        ),
+        "match": match_run(paths, args.match_games),
+    }
+    played = results["tournament_reuse"]
+    results["ceiling"] = transport_ceiling(
+        work,
+        played["decisions"],
+        parallel,
+        played["decisions"] / played["games"],
+        played["hands"] / played["games"],
+    )
+    results["ray"] = ray_row(work, paths, args.boards, parallel)
+    if args.rating_games:
+        results["ratings"] = recompute(work, args.rating_games)
+    return results
+
+
+def print_report(results: dict[str, Any]) -> None:
+    """The table and the goals."""
+    reuse = results["tournament_reuse"]
+    print(
+        f"4 x random_bot, classic, default sandbox; round robin of {reuse['games']} games "
+        f"({results['boards']} boards), --parallel {results['parallel']}"
+    )
+    print(f"  {'':44s} {'games/s':>8s} {'hands/s':>8s} {'games':>6s} {'seconds':>8s}")
+    rows = [
+        ("tournament, process reuse (default)", results["tournament_reuse"]),
+        ("tournament, --no-reuse", results["tournament_no_reuse"]),
+        ("arena match (3 processes for all games)", results["match"]),
+        (f"transport ceiling ({results['parallel']} bare grpc.aio pairs)", results["ceiling"]),
+        ("tournament through Ray, 2 local nodes", results["ray"]),
+    ]
+    for label, row in rows:
+        if row is None:
+            print(f"  {label:44s} {'not measured':>8s}")
+            continue
+        games = row.get("games", "")
+        print(
+            f"  {label:44s} {row['games_per_s']:8.2f} {row['hands_per_s']:8.1f} "
+            f"{games!s:>6s} {row['seconds']:8.1f}"
+        )
+    faults = sum(results[k]["faults"] for k in ("tournament_reuse", "tournament_no_reuse", "match"))
+    if faults:
+        print(f"  WARNING: {faults} bot fault(s): the figures are void")
+    vs_match = reuse["games_per_s"] / results["match"]["games_per_s"]
+    vs_ceiling = reuse["games_per_s"] / results["ceiling"]["games_per_s"]
+    vs_fresh = reuse["games_per_s"] / results["tournament_no_reuse"]["games_per_s"]
+    print(f"  reuse vs --no-reuse: {vs_fresh:.2f}x")
+    print(
+        "  arena-side CPU seconds per game (runner, workers, referees; independent of other "
+        "users' load; a bot's CPU counts only when every process between it and this one "
+        "waited for it, which the sandbox's chain does not promise):"
+    )
+    for label, key in (
+        ("tournament, reuse", "tournament_reuse"),
+        ("tournament, --no-reuse", "tournament_no_reuse"),
+        ("arena match", "match"),
+        ("transport ceiling", "ceiling"),
+    ):
+        row = results[key]
+        print(
+            f"    {label:24s} {row['cpu_per_game']:6.3f} s/game, "
+            f"{row['cores_busy']:.2f} cores busy on average"
+        )
+    print(f"  goal: tournament >= {GOAL_VS_MATCH}x arena match: {vs_match:.2f}x")
+    print(f"  goal: tournament >= {GOAL_VS_CEILING} of the transport ceiling: {vs_ceiling:.2f}")
+    if results["ray"] is not None:
+        overhead = reuse["games_per_s"] / results["ray"]["games_per_s"] - 1
+        print(f"  goal: Ray overhead < {GOAL_RAY_OVERHEAD:.0%}: {overhead:+.1%}")
+    if "ratings" in results:
+        r = results["ratings"]
+        print(
+            f"ratings: recompute {r['games']} games in {r['recompute_seconds']:.2f} s "
+            f"(storing them one by one with live rating took {r['store_seconds']:.1f} s)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--boards", type=int, default=6, help="boards of the round robin")
+    parser.add_argument("--parallel", type=int, default=2, help="worker processes")
+    parser.add_argument("--match-games", type=int, default=60, help="games of the arena match")
     parser.add_argument(
-        "--boards", type=int, default=4, help="boards of the round robin (x6 games)"
+        "--rating-games", type=int, default=10_000, help="0: skip the rating recompute"
     )
-    parser.add_argument("--rating-games", type=int, default=10_000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     try:
-        paths = _copies(work)
-        results: dict[str, Any] = {
-            "sequential_matches": sequential_matches(paths, args.boards),
-            "tournament_parallel_1": tournament_run(work, paths, args.boards, 1),
-            "tournament_parallel_2": tournament_run(work, paths, args.boards, 2),
-            "ratings": recompute(work, args.rating_games),
-        }
+        results = run(args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print(json.dumps(results, indent=2))
-        return 0
-    seq = results["sequential_matches"]
-    print(f"games per run: {seq['games']} (3 x random_bot, fresh processes per game, classic)")
-    for key, label in (
-        ("sequential_matches", "match code, one after another"),
-        ("tournament_parallel_1", "tournament --parallel 1"),
-        ("tournament_parallel_2", "tournament --parallel 2"),
-    ):
-        r = results[key]
-        print(f"  {label:32s} {r['games_per_s']:6.2f} games/s  ({r['seconds']:.1f} s)")
-    overhead = results["tournament_parallel_1"]["seconds"] / seq["seconds"] - 1
-    print(f"  scheduler + storage overhead at --parallel 1: {overhead:+.1%}")
-    r = results["ratings"]
-    print(
-        f"ratings: recompute {r['games']} games in {r['recompute_seconds']:.2f} s "
-        f"(storing them one by one with live rating took {r['store_seconds']:.1f} s)"
-    )
+    else:
+        print_report(results)
     return 0
 
 

@@ -27,10 +27,16 @@ RUN apt-get update \
 # entrypoint's umask 002 keeps new files group-writable.
 RUN mkdir -p /var/lib/arena && chown 10001:0 /var/lib/arena && chmod 2775 /var/lib/arena
 
+# ARENA_EXTRAS: optional extras to install, e.g. `ray` for the Ray head and worker nodes
+# of docker/compose.yaml's `ray` profile (docs/scaling.md); none by default.
+ARG ARENA_EXTRAS=""
 WORKDIR /opt/arena
 COPY pyproject.toml README.md ./
 COPY arena ./arena
-RUN pip install .
+# The project itself from its own pyproject.toml (its versions are pinned there), not a
+# package from an index: DL3013's "pin versions" does not apply.
+# hadolint ignore=DL3013
+RUN pip install ".${ARENA_EXTRAS:+[$ARENA_EXTRAS]}"
 COPY sample_bots ./sample_bots
 COPY docker/entrypoint.sh /usr/local/bin/arena-entrypoint
 

@@ -11,6 +11,7 @@ from arena.sandbox.build_sandbox import network_allowed
 from arena.sandbox.config import Layer, SandboxConfig, SandboxError, SandboxMode
 from arena.sandbox.probe import Plan, plan, probe
 from arena.sandbox.report import Protection, channels, writes
+from arena.tournament.ray_executor import describe_ray
 
 EXIT_STRICT_REFUSES = 1
 
@@ -54,6 +55,7 @@ def doctor_command(mode: str, disable: tuple[str, ...]) -> None:
         raise click.UsageError(str(exc)) from None
     click.echo(build_sandbox.describe(config, network, caps))
     click.echo(describe_limits())
+    click.echo(describe_ray())
     if active.layers:
         _protections(active, config)
 

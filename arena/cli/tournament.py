@@ -21,6 +21,7 @@ from arena.cli.common import (
     resolve_ruleset,
     resolve_time_control,
 )
+from arena.cli.executors import executor_options, open_executor
 from arena.cli.storage_options import db_options, open_engine
 from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
@@ -30,7 +31,7 @@ from arena.storage.standings import STANDINGS_LEGEND, StandingRow
 from arena.tournament import setup
 from arena.tournament.compare import FORMAT as VERSION_TEST_FORMAT
 from arena.tournament.deals import SEED_MAX
-from arena.tournament.executor import ExecutorError, LocalProcessExecutor
+from arena.tournament.executor import ExecutorError
 from arena.tournament.formats import FORMATS
 from arena.tournament.ladder import LadderProgress, run_ladder
 from arena.tournament.runner import RunProgress, run_tournament
@@ -146,16 +147,24 @@ def _ladder_options(
 @tournament_group.command("run")
 @click.argument("name")
 @click.option("--parallel", type=click.IntRange(min=1), default=None,
-              help="Games played at once [default: number of cores].")  # fmt: skip
+              help="Games played at once [default: number of cores; with --executor ray, "
+              "the cluster's CPUs].")  # fmt: skip
 @click.option("--follow", is_flag=True,
               help="Ladder: keep running when it is settled, taking new bots and versions "
               "as they come (until its --games budget or Ctrl-C).")  # fmt: skip
+@click.option("--no-reuse", is_flag=True,
+              help="Start fresh bot processes for every game (by default a seating's "
+              "processes play its boards, never a deal twice: docs/security.md).")  # fmt: skip
+@executor_options
 @user_option
 @db_options
 def run_command(
     name: str,
     parallel: int | None,
     follow: bool,
+    no_reuse: bool,
+    executor: str,
+    ray_address: str | None,
     user: str | None,
     db: str | None,
     data: Path | None,
@@ -168,7 +177,7 @@ def run_command(
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     if tournament.format == storage.LADDER_FORMAT:
-        _run_ladder(engine, name, parallel, follow)
+        _run_ladder(engine, name, parallel, follow, executor, ray_address, reuse=not no_reuse)
         print_standings(engine, name)
         return
     if tournament.format == VERSION_TEST_FORMAT and not follow:
@@ -186,7 +195,8 @@ def run_command(
             )
 
         try:
-            asyncio.run(run_tournament(engine, name, LocalProcessExecutor(parallel), show))
+            with open_executor(executor, ray_address, parallel, reuse=not no_reuse) as pool:
+                asyncio.run(run_tournament(engine, name, pool, show))
         except StorageError as exc:
             raise click.ClickException(str(exc)) from None
         except ExecutorError as exc:
@@ -196,8 +206,19 @@ def run_command(
     print_standings(engine, name)
 
 
-def _run_ladder(engine: Engine, name: str, parallel: int | None, follow: bool) -> None:
-    """Play ladder *name* with a progress bar over its budget, and say why it stopped."""
+def _run_ladder(
+    engine: Engine,
+    name: str,
+    parallel: int | None,
+    follow: bool,
+    executor: str = "local",
+    ray_address: str | None = None,
+    *,
+    reuse: bool = True,
+) -> None:
+    """Play ladder *name* with a progress bar over its budget, and say why it stopped
+    (on *executor*: ``local`` or ``ray`` at *ray_address*; *reuse*: keep a seating's bot
+    processes across its matches)."""
     progress = progress_bar("ladder")
     with progress:
         task = progress.add_task(name, total=None, rate="")
@@ -212,9 +233,8 @@ def _run_ladder(engine: Engine, name: str, parallel: int | None, follow: bool) -
             )
 
         try:
-            final = asyncio.run(
-                run_ladder(engine, name, LocalProcessExecutor(parallel), show, follow=follow)
-            )
+            with open_executor(executor, ray_address, parallel, reuse=reuse) as pool:
+                final = asyncio.run(run_ladder(engine, name, pool, show, follow=follow))
         except StorageError as exc:
             raise click.ClickException(str(exc)) from None
         except ExecutorError as exc:

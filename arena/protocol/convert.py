@@ -26,6 +26,7 @@ from arena.protocol.decisions import (
     decision_from_proto,
     decision_to_proto,
     request_from_proto,
+    request_message,
     request_to_proto,
 )
 from arena.protocol.enums import FaultKind
@@ -97,6 +98,7 @@ __all__ = [
     "observation_from_proto",
     "observation_to_proto",
     "request_from_proto",
+    "request_message",
     "request_to_proto",
     "rules_from_proto",
     "rules_to_proto",

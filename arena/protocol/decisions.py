@@ -37,20 +37,39 @@ class DecisionRequest:
 
 
 def request_to_proto(
-    obs: Observation, request_id: int, decision_ms_left: int, bank_ms_left: int
+    obs: Observation,
+    request_id: int,
+    decision_ms_left: int,
+    bank_ms_left: int,
+    into: pb.DecisionRequest | None = None,
 ) -> pb.DecisionRequest:
     """The request the referee sends to the seat to act: its observation (with the legal
-    options in ``observation.request``) and its clock.
+    options in ``observation.request``) and its clock, written into *into* (an empty
+    message; a new one if ``None``) and returned.
 
     :raises ValueError: if *obs* is not the observation of the seat to act.
     """
     if obs.request is None:
         raise ValueError(f"seat {obs.seat} has no decision to take in this observation")
-    return pb.DecisionRequest(
-        request_id=request_id,
-        observation=observation_to_proto(obs),
-        clock=pb.Clock(decision_ms_left=decision_ms_left, bank_ms_left=bank_ms_left),
-    )
+    msg = pb.DecisionRequest() if into is None else into
+    msg.request_id = request_id
+    observation_to_proto(obs, into=msg.observation)
+    msg.clock.decision_ms_left = decision_ms_left
+    msg.clock.bank_ms_left = bank_ms_left
+    return msg
+
+
+def request_message(
+    obs: Observation, request_id: int, decision_ms_left: int, bank_ms_left: int
+) -> pb.RefereeMessage:
+    """:func:`request_to_proto` already inside the ``RefereeMessage`` the referee writes:
+    wrapping a finished request would copy it once more on every decision.
+
+    :raises ValueError: if *obs* is not the observation of the seat to act.
+    """
+    message = pb.RefereeMessage()
+    request_to_proto(obs, request_id, decision_ms_left, bank_ms_left, into=message.decision_request)
+    return message
 
 
 def request_from_proto(msg: pb.DecisionRequest) -> DecisionRequest:

@@ -10,7 +10,7 @@ as the built-in policies.
 
 from __future__ import annotations
 
-from arena.game.cards import Trump, card_texts
+from arena.game.cards import Card, Trump, card_texts
 from arena.game.ending import GameResult
 from arena.game.observation import (
     HandSummary,
@@ -21,7 +21,7 @@ from arena.game.observation import (
     TrickView,
 )
 from arena.protocol import enums
-from arena.protocol.rules import rules_from_proto, rules_to_proto
+from arena.protocol.rules import copy_rules_into, rules_from_proto
 from arena.protocol.wire import (
     ProtocolError,
     decode_cards,
@@ -35,45 +35,70 @@ def _trump_or_none(value: int, where: str) -> Trump | None:
     return None if value == pb.TRUMP_UNSPECIFIED else enums.TRUMP.decode(value, where)
 
 
-def observation_to_proto(obs: Observation) -> pb.Observation:
-    """The wire form of one seat's observation, field for field.
+def observation_to_proto(obs: Observation, into: pb.Observation | None = None) -> pb.Observation:
+    """The wire form of one seat's observation, field for field, written into *into* (an
+    empty message, such as a fresh sub-message of the message being built; a new one if
+    ``None``) and returned.
 
     Fields that are ``None`` in the observation (unknown to the seat, or not applicable)
-    are left unset, which is how the wire tells "unknown" from "empty".
+    are left unset, which is how the wire tells "unknown" from "empty". The message is
+    filled in place rather than built from keyword arguments: with protobuf's upb backend
+    every message passed as an argument is copied, level by level, and the referee builds
+    one observation per decision (docs/performance.md).
     """
     if (obs.previous_tricks is None) != (obs.previous_deltas is None):
         raise ValueError("previous_tricks and previous_deltas are set together or not at all")
-    msg = pb.Observation(
-        seat=obs.seat,
-        ruleset=obs.ruleset,
-        rules=rules_to_proto(obs.rules),
-        hand_number=obs.hand_number,
-        dealer=obs.dealer,
-        contracts=obs.contracts,
-        scores=obs.scores,
-        dealt=card_texts(obs.dealt),
-        hand=card_texts(obs.hand),
-        exchange=[_leg_to_proto(leg) for leg in obs.exchange],
-        trump=pb.TRUMP_UNSPECIFIED if obs.trump is None else enums.TRUMP.encode(obs.trump),
-        kitty_taken=obs.kitty_taken,
-        kitty=None if obs.kitty is None else pb.CardList(cards=card_texts(obs.kitty)),
-        shown=[pb.Show(to=s.to, cards=card_texts(s.cards)) for s in obs.shown],
-        discard_done=obs.discard_done,
-        discards=None if obs.discards is None else pb.CardList(cards=card_texts(obs.discards)),
-        pending_give=card_texts(obs.pending_give),
-        tricks=[trick_to_proto(t) for t in obs.tricks],
-        current_trick=None if obs.current_trick is None else trick_to_proto(obs.current_trick),
-        tricks_won=obs.tricks_won,
-        phase=enums.PHASE.encode(obs.phase),
-        to_act=obs.to_act,
-        request=None if obs.request is None else _request_to_proto(obs.request),
-        history=[hand_summary_to_proto(h) for h in obs.history],
-        result=None if obs.result is None else game_result_to_proto(obs.result),
-    )
+    msg = pb.Observation() if into is None else into
+    msg.seat = obs.seat
+    msg.ruleset = obs.ruleset
+    copy_rules_into(msg.rules, obs.rules)
+    msg.hand_number = obs.hand_number
+    msg.dealer = obs.dealer
+    msg.contracts.extend(obs.contracts)
+    msg.scores.extend(obs.scores)
     if obs.previous_tricks is not None and obs.previous_deltas is not None:
         msg.previous_hand.tricks_won.extend(obs.previous_tricks)
         msg.previous_hand.deltas.extend(obs.previous_deltas)
+    _cards_and_exchange_into(msg, obs)
+    if obs.trump is not None:
+        msg.trump = enums.TRUMP.encode(obs.trump)
+    for trick in obs.tricks:
+        _trick_into(msg.tricks.add(), trick)
+    if obs.current_trick is not None:
+        _trick_into(msg.current_trick, obs.current_trick)
+    msg.tricks_won.extend(obs.tricks_won)
+    msg.phase = enums.PHASE.encode(obs.phase)
+    if obs.to_act is not None:
+        msg.to_act = obs.to_act
+    if obs.request is not None:
+        _request_into(msg.request, obs.request)
+    for summary in obs.history:
+        _hand_summary_into(msg.history.add(), summary)
+    if obs.result is not None:
+        _game_result_into(msg.result, obs.result)
     return msg
+
+
+def _cards_and_exchange_into(msg: pb.Observation, obs: Observation) -> None:
+    """The seat's cards and what it knows of the exchange, kitty, shows and discards."""
+    msg.dealt.extend(card_texts(obs.dealt))
+    msg.hand.extend(card_texts(obs.hand))
+    for leg in obs.exchange:
+        _leg_into(msg.exchange.add(), leg)
+    msg.kitty_taken = obs.kitty_taken
+    if obs.kitty is not None:
+        _cards_into(msg.kitty, obs.kitty)
+    for show in obs.shown:
+        msg.shown.add(to=show.to, cards=card_texts(show.cards))
+    msg.discard_done = obs.discard_done
+    if obs.discards is not None:
+        _cards_into(msg.discards, obs.discards)
+    msg.pending_give.extend(card_texts(obs.pending_give))
+
+
+def _cards_into(msg: pb.CardList, cards: tuple[Card, ...]) -> None:
+    msg.SetInParent()  # set even when empty: an empty list is not an unknown one
+    msg.cards.extend(card_texts(cards))
 
 
 def observation_from_proto(msg: pb.Observation) -> Observation:
@@ -149,16 +174,16 @@ def observation_from_proto(msg: pb.Observation) -> Observation:
     )
 
 
-def _leg_to_proto(leg: LegView) -> pb.Leg:
-    return pb.Leg(
-        index=leg.index,
-        giver=leg.giver,
-        receiver=leg.receiver,
-        count=leg.count,
-        status=enums.LEG_STATUS.encode(leg.status),
-        given=None if leg.given is None else pb.CardList(cards=card_texts(leg.given)),
-        returned=None if leg.returned is None else pb.CardList(cards=card_texts(leg.returned)),
-    )
+def _leg_into(msg: pb.Leg, leg: LegView) -> None:
+    msg.index = leg.index
+    msg.giver = leg.giver
+    msg.receiver = leg.receiver
+    msg.count = leg.count
+    msg.status = enums.LEG_STATUS.encode(leg.status)
+    if leg.given is not None:
+        _cards_into(msg.given, leg.given)
+    if leg.returned is not None:
+        _cards_into(msg.returned, leg.returned)
 
 
 def _leg_from_proto(msg: pb.Leg, where: str) -> LegView:
@@ -179,7 +204,17 @@ def _leg_from_proto(msg: pb.Leg, where: str) -> LegView:
 
 def trick_to_proto(trick: TrickView) -> pb.Trick:
     """The wire form of a trick, completed or in progress."""
-    return pb.Trick(leader=trick.leader, cards=card_texts(trick.cards), winner=trick.winner)
+    msg = pb.Trick()
+    _trick_into(msg, trick)
+    return msg
+
+
+def _trick_into(msg: pb.Trick, trick: TrickView) -> None:
+    msg.SetInParent()  # a trick in progress with no card yet is still a trick
+    msg.leader = trick.leader
+    msg.cards.extend(card_texts(trick.cards))
+    if trick.winner is not None:
+        msg.winner = trick.winner
 
 
 def trick_from_proto(msg: pb.Trick, where: str) -> TrickView:
@@ -197,14 +232,14 @@ def trick_from_proto(msg: pb.Trick, where: str) -> TrickView:
     )
 
 
-def _request_to_proto(request: Request) -> pb.Request:
-    return pb.Request(
-        kind=enums.DECISION_KIND.encode(request.kind),
-        cards=card_texts(request.cards),
-        trump_options=[enums.TRUMP.encode(t) for t in request.trump_options],
-        give_legs=[pb.GiveLeg(receiver=r, count=n) for r, n in request.give_legs],
-        discard_count=request.discard_count,
-    )
+def _request_into(msg: pb.Request, request: Request) -> None:
+    msg.SetInParent()
+    msg.kind = enums.DECISION_KIND.encode(request.kind)
+    msg.cards.extend(card_texts(request.cards))
+    msg.trump_options.extend([enums.TRUMP.encode(t) for t in request.trump_options])
+    for receiver, count in request.give_legs:
+        msg.give_legs.add(receiver=receiver, count=count)
+    msg.discard_count = request.discard_count
 
 
 def _request_from_proto(msg: pb.Request, where: str) -> Request:
@@ -225,15 +260,19 @@ def _request_from_proto(msg: pb.Request, where: str) -> Request:
 
 def hand_summary_to_proto(summary: HandSummary) -> pb.HandSummary:
     """The public result of one completed hand."""
-    return pb.HandSummary(
-        number=summary.number,
-        dealer=summary.dealer,
-        contracts=summary.contracts,
-        trump=enums.TRUMP.encode(summary.trump),
-        tricks_won=summary.tricks_won,
-        deltas=summary.deltas,
-        scores=summary.scores,
-    )
+    msg = pb.HandSummary()
+    _hand_summary_into(msg, summary)
+    return msg
+
+
+def _hand_summary_into(msg: pb.HandSummary, summary: HandSummary) -> None:
+    msg.number = summary.number
+    msg.dealer = summary.dealer
+    msg.contracts.extend(summary.contracts)
+    msg.trump = enums.TRUMP.encode(summary.trump)
+    msg.tricks_won.extend(summary.tricks_won)
+    msg.deltas.extend(summary.deltas)
+    msg.scores.extend(summary.scores)
 
 
 def hand_summary_from_proto(msg: pb.HandSummary, where: str = "summary") -> HandSummary:
@@ -254,12 +293,17 @@ def hand_summary_from_proto(msg: pb.HandSummary, where: str = "summary") -> Hand
 
 def game_result_to_proto(result: GameResult) -> pb.GameResult:
     """The outcome of a finished game."""
-    return pb.GameResult(
-        winners=result.winners,
-        reason=enums.END_REASON.encode(result.reason),
-        scores=result.scores,
-        hands_played=result.hands_played,
-    )
+    msg = pb.GameResult()
+    _game_result_into(msg, result)
+    return msg
+
+
+def _game_result_into(msg: pb.GameResult, result: GameResult) -> None:
+    msg.SetInParent()
+    msg.winners.extend(result.winners)
+    msg.reason = enums.END_REASON.encode(result.reason)
+    msg.scores.extend(result.scores)
+    msg.hands_played = result.hands_played
 
 
 def game_result_from_proto(msg: pb.GameResult, where: str = "result") -> GameResult:

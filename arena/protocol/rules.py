@@ -7,7 +7,7 @@ validation a rules file gets.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from arena.game.rules import RuleSet, RuleSetError
 from arena.protocol import enums
@@ -40,6 +40,29 @@ def rules_to_proto(rules: RuleSet) -> pb.RuleSet:
         first_dealer=rules.first_dealer,
     )
     return msg
+
+
+_ENCODED_KEPT: Final = 8
+"""Rule sets whose wire form :func:`copy_rules_into` keeps (a process plays a few at most)."""
+_encoded: dict[int, tuple[RuleSet, pb.RuleSet]] = {}
+"""``id(rules)`` -> the rules and their wire form. The entry holds the rules themselves, so
+their id cannot be reused by another object while it is kept."""
+
+
+def copy_rules_into(target: pb.RuleSet, rules: RuleSet) -> None:
+    """Write the wire form of *rules* into *target* (the ``rules`` field of an observation).
+
+    Every observation carries the rules, and the game's rules are one frozen object, so
+    each is encoded once and copied after that (a copy is a fraction of an encode). Kept
+    by identity, not equality: hashing a RuleSet costs about as much as encoding it.
+    """
+    entry = _encoded.get(id(rules))
+    if entry is None:
+        if len(_encoded) >= _ENCODED_KEPT:
+            _encoded.clear()
+        entry = (rules, rules_to_proto(rules))
+        _encoded[id(rules)] = entry
+    target.CopyFrom(entry[1])
 
 
 def rules_from_proto(msg: pb.RuleSet, where: str = "rules") -> RuleSet:

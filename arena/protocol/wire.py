@@ -21,6 +21,12 @@ from arena.game.state import Seat
 PROTOCOL_VERSION: Final = 1
 """The protocol version of ``protos/arena/v1/arena.proto`` (``Hello.protocol_version``)."""
 
+OUTPUT_MARK: Final = b"\x00arena:mark\x00"
+"""Written by the SDK to its stdout and stderr when it starts and after each GameEnd has
+been handled: the referee then knows that a game's output is all in and cuts the game's log
+there (and strips the mark). Not part of the wire protocol: a bot without it is cut after
+a short quiet time instead (:meth:`arena.referee.process.LogCapture.settle`)."""
+
 _QUOTE_LIMIT: Final = 8
 
 

@@ -77,12 +77,56 @@ class MatchConfig:
     bot, kept out of ``repr``)."""
     shuffle: str = HMAC_SHUFFLE
     """How seeds become deals; only a tournament made before keyed deals passes legacy."""
+    log_quiet_ms: int = 25
+    """After a game ends, the log of a bot that does not mark its output (the SDK does:
+    :data:`arena.protocol.wire.OUTPUT_MARK`) is cut once its output has been quiet this
+    long (at most :data:`LOG_SETTLE_LIMIT_MS`): what it writes on GameEnd belongs to that
+    game."""
 
     def game_seed(self, index: int) -> int:
         """The seed (deal key) of game *index*, from 0."""
         if self.secret is not None:
             return board_key(self.secret, index)
         return self.seed + index
+
+    def game_setup(self, index: int, match_id: str) -> GameSetup:
+        """Game *index* (from 0) of the match *match_id*."""
+        dealers = self.first_dealers or (0, 1, 2)
+        single = self.games == 1 and bool(self.match_id)
+        return GameSetup(
+            seed=self.game_seed(index),
+            first_dealer=dealers[index % len(dealers)],
+            game_id=match_id if single else f"{match_id}-{index + 1}",
+            match_id=match_id,
+            number=index + 1,
+            games=self.games,
+        )
+
+
+LOG_SETTLE_LIMIT_MS = 250
+"""The longest the referee waits for a bot's output to settle after a game."""
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What makes one game of a match itself: its deal key, first dealer and names.
+
+    A match numbers its games from its own settings (:meth:`MatchConfig.game_setup`); a
+    tournament that keeps a seating's processes across its boards gives each game the setup
+    it would have as a match of its own, so its record and what the bots are told are the
+    same as with fresh processes.
+    """
+
+    seed: int
+    """The deal key."""
+    first_dealer: int
+    game_id: str
+    match_id: str
+    """The match id in the record."""
+    number: int
+    """The game's number in its match, from 1 (``GameStart.game_number``)."""
+    games: int
+    """Games planned in its match (``GameStart.games_in_match``)."""
 
 
 @dataclass

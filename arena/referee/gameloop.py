@@ -11,6 +11,7 @@ wording of faults that of :mod:`arena.referee.faults`; the match
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from arena.game.actions import Decision
 from arena.game.policies import GreedyPolicy
 from arena.game.record import game_record
 from arena.protocol import convert
-from arena.referee.config import MatchConfig, PolicySeat, SeatStats
+from arena.referee.config import GameSetup, MatchConfig, PolicySeat, SeatStats
 from arena.referee.descriptors import check_descriptors, descriptors_needed
 from arena.referee.doors import RefereeServer
 from arena.referee.errors import BotError, BotIllegalAction, BotProtocolError
@@ -56,26 +57,23 @@ class GameLoop:
         )
 
     async def play(
-        self, server: RefereeServer, index: int, stats: list[SeatStats]
+        self,
+        server: RefereeServer,
+        index: int,
+        stats: list[SeatStats],
+        setup: GameSetup | None = None,
     ) -> dict[str, Any]:
-        """Play game *index* (from 0) to the end; its record. Adds the game to *stats*.
+        """Play game *index* (from 0) to the end, as *setup* says (default: the match's own
+        game *index*); its record. Adds the game to *stats*.
 
         :raises ArenaFault: if the referee lacks the descriptors for the game.
         """
         config = self.config
-        seed = config.game_seed(index)
-        dealers = config.first_dealers or (0, 1, 2)
+        setup = setup or config.game_setup(index, self.match_id)
         state = GameState(
-            config.rules,
-            seed,
-            first_dealer=dealers[index % len(dealers)],
-            shuffle=config.shuffle,
+            config.rules, setup.seed, first_dealer=setup.first_dealer, shuffle=config.shuffle
         )
-        game_id = (
-            self.match_id
-            if self.config.games == 1 and self.config.match_id
-            else (f"{self.match_id}-{index + 1}")
-        )
+        game_id = setup.game_id
         faults: list[dict[str, Any]] = []
         autopilot = [False, False, False]
         # The arena's own shortage is never a bot's startup fault (raises ArenaFault).
@@ -83,7 +81,10 @@ class GameLoop:
         refused_before = [server.refused(r.seat) for r in self.runners]
         await self._start_bots(server, faults, autopilot)
         labels = [r.label for r in self.runners]
-        self._broadcast(state, game_id, index, labels, autopilot)
+        self._broadcast(state, setup, labels, autopilot)
+        # One turn of the loop starts the writes, so they complete while the next request
+        # is built, not inside its timed round trip (Session.ask writes it after them).
+        await asyncio.sleep(0)
         clocks = [Clock(config.time_control) for _ in range(3)]
         times: list[list[float]] = [[], [], []]
         while not state.is_over:
@@ -120,6 +121,7 @@ class GameLoop:
                         hand_end=convert.hand_end_to_proto(convert.hand_end_from_log(hand))
                     ),
                 )
+                await asyncio.sleep(0)  # as after GameStart: the writes start now
         assert state.result is not None
         # A seat that faulted is no longer connected, so GameEnd never carries faults here.
         self._send_all(
@@ -134,13 +136,14 @@ class GameLoop:
         self._tally(state, stats, faults, times)
         for seat_stats, count in zip(stats, refused, strict=True):
             seat_stats.refused += count
-        logs = [r.logs.take_new() if r.is_bot else None for r in self.runners]
+        # Cut each bot's log once what it wrote on GameEnd is in (seat.SeatRunner.game_logs).
+        logs = await asyncio.gather(*(r.game_logs() for r in self.runners))
         extra = {
             "game_id": game_id,
-            "match_id": self.match_id,
+            "match_id": setup.match_id,
             "time_control": str(config.time_control),
             "timings": {"decision_ms": times},
-            "bot_logs": logs,
+            "bot_logs": list(logs),
             "referee": f"arena {__version__}",
             "refused_streams": refused,
         }
@@ -161,16 +164,16 @@ class GameLoop:
                 await runner.stop(kill=True)
 
     def _broadcast(
-        self, state: GameState, game_id: str, index: int, labels: list[str], autopilot: list[bool]
+        self, state: GameState, setup: GameSetup, labels: list[str], autopilot: list[bool]
     ) -> None:
         tc = self.config.time_control
         for runner in self.runners:
             if runner.session is None or autopilot[runner.seat]:
                 continue
             start = convert.GameStart(
-                game_id=game_id,
-                game_number=index + 1,
-                games_in_match=self.config.games,
+                game_id=setup.game_id,
+                game_number=setup.number,
+                games_in_match=setup.games,
                 rules=state.rules,
                 seat=runner.seat,
                 first_dealer=state.first_dealer,
@@ -189,7 +192,7 @@ class GameLoop:
     ) -> tuple[Decision, float]:
         assert runner.session is not None
         obs = observe(state, runner.seat)
-        request = convert.request_to_proto(
+        request = convert.request_message(
             obs, 0, self.config.time_control.decision_ms, int(clock.bank_ms)
         )
         start = time.perf_counter()

@@ -13,7 +13,9 @@ modules of one job each:
 - :mod:`arena.referee.faults`: how a fault is worded in the record and to the bot.
 
 This module keeps only the match itself: the servers and descriptors around its games,
-the games in order, and the shutdown that stops every bot whatever happens. A bot that
+the games in order, and the shutdown that stops every bot whatever happens. A tournament
+that keeps a seating's bots across its boards holds a :class:`Match` open and plays the
+games it is given (:meth:`Match.play` with a :class:`GameSetup`). A bot that
 faults is stopped and started again for the next game.
 
 A failure of the arena itself (its descriptors or memory exhausted, a spawn that fails
@@ -30,6 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.referee.config import (
+    GameSetup,
     MatchConfig,
     MatchResult,
     PolicySeat,
@@ -47,7 +50,12 @@ from arena.v1 import arena_pb2 as pb
 
 
 class Match:
-    """A match of several games between three seats, refereed over gRPC."""
+    """A match of several games between three seats, refereed over gRPC.
+
+    :meth:`run` plays the match's own games. A caller that keeps the seats' bots between
+    games of its own (a tournament's seating across its boards) opens the match, plays
+    each game with :meth:`play` and a :class:`GameSetup`, and closes it.
+    """
 
     def __init__(self, seats: Sequence[SeatSpec], config: MatchConfig) -> None:
         if len(seats) != 3:
@@ -58,33 +66,75 @@ class Match:
         self.match_id = config.match_id or secrets.token_hex(6)
         self.runners = [SeatRunner(i, spec, config) for i, spec in enumerate(seats)]
         self.games = GameLoop(config, self.match_id, self.runners)
+        self.stats = [SeatStats(r.label) for r in self.runners]
+        self.played = 0
+        """Games finished so far."""
         self._records: list[dict[str, Any]] = []
+        self._server: RefereeServer | None = None
+
+    async def open(self) -> None:
+        """Reserve the match's descriptors and start its server (bots start with a game)."""
+        server = RefereeServer(hello_timeout_s=self.config.time_control.startup_ms / 1000)
+        self._server = server
+        reserve_descriptors(self.games.descriptors)
+        shared = f"unix:{server.directory}/shared-{secrets.token_hex(8)}.sock"
+        await server.start(self.config.listen or shared)
+
+    async def play(self, index: int, setup: GameSetup | None = None) -> dict[str, Any]:
+        """Play game *index* (from 0) of the open match, or the game *setup* describes (then
+        as a match of its own: its log cap starts afresh); its record.
+
+        :raises ArenaFault: if the arena failed the game.
+        """
+        if self._server is None:
+            raise RuntimeError("the match is not open: open() it first")
+        if setup is not None:
+            for runner in self.runners:
+                runner.logs.new_game()
+        try:
+            record = await self.games.play(self._server, index, self.stats, setup)
+        except MemoryError:
+            raise ArenaFault(f"the referee ran out of memory in game {index + 1}") from None
+        self.played += 1
+        return record
+
+    def reseat(self, order: Sequence[int]) -> None:
+        """Move the bot now at seat ``order[i]`` to seat *i* for the next games.
+
+        Only for the tournament's unsafe reuse scheme that tests keep to show the danger
+        (:attr:`arena.tournament.player.Reuse.BOARD`): a process that changes seats meets
+        the same deal again.
+        """
+        self.runners = [self.runners[i] for i in order]
+        self.stats = [self.stats[i] for i in order]
+        for seat, runner in enumerate(self.runners):
+            runner.seat = seat
+        self.games.runners = self.runners
+
+    async def close(self) -> None:
+        """Tell every bot the match is over, stop them all and the server."""
+        server, self._server = self._server, None
+        if server is not None:
+            await self._shutdown(server, self.played)
 
     async def run(self, on_game: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
         """Play every game; always stops every bot and the server, whatever happens."""
-        server = RefereeServer(hello_timeout_s=self.config.time_control.startup_ms / 1000)
         try:
-            reserve_descriptors(self.games.descriptors)
-            shared = f"unix:{server.directory}/shared-{secrets.token_hex(8)}.sock"
-            await server.start(self.config.listen or shared)
-            stats = [SeatStats(r.label) for r in self.runners]
+            await self.open()
             records = self._records
             for index in range(self.config.games):
-                try:
-                    record = await self.games.play(server, index, stats)
-                except MemoryError:
-                    raise ArenaFault(f"the referee ran out of memory in game {index + 1}") from None
+                record = await self.play(index)
                 records.append(record)
                 if on_game is not None:
                     on_game(record)
-            for runner, seat_stats in zip(self.runners, stats, strict=True):
+            for runner, seat_stats in zip(self.runners, self.stats, strict=True):
                 seat_stats.label = runner.label
-            return MatchResult(records, stats)
+            return MatchResult(records, self.stats)
         finally:
-            await self._shutdown(server, len(self._records))
+            await self.close()
 
     async def _shutdown(self, server: RefereeServer, played: int) -> None:
-        reason = "completed" if played == self.config.games else "aborted"
+        reason = "completed" if played >= self.config.games else "aborted"
         end = pb.RefereeMessage(match_end=pb.MatchEnd(games_played=played, reason=reason))
         for runner in self.runners:
             if runner.session is not None:
@@ -103,6 +153,7 @@ async def play_match(
 
 
 __all__ = [
+    "GameSetup",
     "Match",
     "MatchConfig",
     "MatchResult",

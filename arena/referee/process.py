@@ -20,11 +20,13 @@ import os
 import shutil
 import signal
 import sys
+import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.protocol.wire import OUTPUT_MARK
 from arena.referee.manifest import BotManifest
 from arena.sandbox.config import SandboxConfig, SandboxMode
 from arena.sandbox.launch import Launch, prepare
@@ -33,6 +35,9 @@ LOGGER = logging.getLogger(__name__)
 
 DEFAULT_LOG_CAP = 64 * 1024
 STDERR_TAIL = 600
+STREAMS = ("stdout", "stderr")
+MARK_POLL_S = 0.001
+"""How often :meth:`LogCapture.settle` looks for a bot's mark."""
 
 
 def die_with_parent_prefix() -> tuple[str, ...]:
@@ -77,15 +82,45 @@ class LogCapture:
     dropped: int = 0
     chunks: list[tuple[str, bytes]] = field(default_factory=list)
     stderr_tail: deque[int] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL))
-    _cursor: int = 0
+    received: int = 0
+    """Bytes received so far, kept or not (how :meth:`settle` sees the bot still writing)."""
+    marks: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STREAMS, 0))
+    """Marks (:data:`OUTPUT_MARK`) received from the current process, per stream (stripped)."""
+    _carry: dict[str, bytes] = field(default_factory=dict)
+    """Per stream, the end of the last read when it may be the start of a mark."""
     _dropped_reported: int = 0
 
     def new_process(self) -> None:
-        """A new process of the bot starts: its stderr tail starts empty."""
+        """A new process of the bot starts: its stderr tail starts empty, no mark seen."""
         self.stderr_tail.clear()
+        self.marks = dict.fromkeys(STREAMS, 0)
+        self._carry.clear()
+
+    def new_game(self) -> None:
+        """A game that is a match of its own starts (a tournament game on a kept process):
+        the cap starts afresh, so its record keeps what a fresh process's would."""
+        self.kept = 0
 
     def add(self, stream: str, data: bytes) -> None:
-        """Keep *data* while under the cap; count what is dropped."""
+        """Keep *data* while under the cap; count what is dropped. Marks are counted and
+        stripped (one split over two reads too)."""
+        self.received += len(data)
+        data = self._carry.pop(stream, b"") + data
+        if OUTPUT_MARK in data:
+            self.marks[stream] += data.count(OUTPUT_MARK)
+            data = data.replace(OUTPUT_MARK, b"")
+        held = _mark_start(data)
+        if held:
+            self._carry[stream], data = data[-held:], data[:-held]
+        self._keep(stream, data)
+
+    def end_of_stream(self, stream: str) -> None:
+        """*stream* is closed: keep what was held back as a possible start of a mark."""
+        self._keep(stream, self._carry.pop(stream, b""))
+
+    def _keep(self, stream: str, data: bytes) -> None:
+        if not data:
+            return
         if stream == "stderr":
             self.stderr_tail.extend(data)
         room = self.cap - self.kept
@@ -100,8 +135,7 @@ class LogCapture:
     def take_new(self) -> dict[str, str | int]:
         """Output captured since the last call, per stream, as text (kept with each game),
         and the bytes dropped since the last call because the match's cap was reached."""
-        new = self.chunks[self._cursor :]
-        self._cursor = len(self.chunks)
+        new, self.chunks = self.chunks, []
         out: dict[str, str | int] = {
             name: b"".join(d for s, d in new if s == name).decode("utf-8", "replace")
             for name in ("stdout", "stderr")
@@ -110,10 +144,38 @@ class LogCapture:
         self._dropped_reported = self.dropped
         return out
 
+    async def settle(self, marks: int, quiet_s: float, limit_s: float) -> None:
+        """Wait (at most *limit_s*) until the process's output for a game is all in, so
+        that what a bot writes just after the game ends (a summary in its game-end handler)
+        belongs to that game, not to the next one.
+
+        A bot that marks its output (the SDK writes :data:`OUTPUT_MARK` when it starts and
+        after each GameEnd) is waited for until *marks* marks are in on both streams; any
+        other, until nothing new has come for *quiet_s*.
+        """
+        deadline = time.monotonic() + limit_s
+        if all(self.marks.values()):
+            while min(self.marks.values()) < marks and time.monotonic() < deadline:
+                await asyncio.sleep(MARK_POLL_S)
+            return
+        while True:
+            seen = self.received
+            await asyncio.sleep(min(quiet_s, max(0.0, deadline - time.monotonic())))
+            if self.received == seen or time.monotonic() >= deadline:
+                return
+
     def tail(self) -> str:
         """The last few hundred characters of stderr, on one line."""
         text = bytes(self.stderr_tail).decode("utf-8", "replace")
         return " | ".join(line for line in text.splitlines() if line.strip())[-300:]
+
+
+def _mark_start(data: bytes) -> int:
+    """How many bytes at the end of *data* could begin an :data:`OUTPUT_MARK`."""
+    for size in range(min(len(OUTPUT_MARK) - 1, len(data)), 0, -1):
+        if OUTPUT_MARK.startswith(data[-size:]):
+            return size
+    return 0
 
 
 class BotProcess:
@@ -196,6 +258,7 @@ class BotProcess:
         while True:
             data = await stream.read(65536)
             if not data:
+                self.logs.end_of_stream(name)
                 return
             self.logs.add(name, data)
 

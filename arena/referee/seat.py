@@ -18,7 +18,13 @@ import logging
 import sys
 from typing import Any
 
-from arena.referee.config import MatchConfig, PolicySeat, RemoteSeat, SeatSpec
+from arena.referee.config import (
+    LOG_SETTLE_LIMIT_MS,
+    MatchConfig,
+    PolicySeat,
+    RemoteSeat,
+    SeatSpec,
+)
 from arena.referee.doors import RefereeServer
 from arena.referee.errors import ArenaFault, BotError, BotStartupError, FaultKind
 from arena.referee.manifest import BotManifest
@@ -42,6 +48,8 @@ class SeatRunner:
         self.session: Session | None = None
         self.healthy = False
         self.remote_label: str | None = None
+        self.games_ended = 0
+        """GameEnds the current process was sent (its marks follow them)."""
 
     @property
     def label(self) -> str:
@@ -60,8 +68,9 @@ class SeatRunner:
 
         :raises BotStartupError: if it cannot be started or does not connect in time.
         """
+        alive = self.process is None or not self.process.exited  # it may exit between games
         if not self.is_bot or (
-            self.healthy and self.session is not None and not self.session.closed
+            self.healthy and self.session is not None and not self.session.closed and alive
         ):
             return
         await self.stop(kill=True)
@@ -78,6 +87,7 @@ class SeatRunner:
         else:
             assert isinstance(self.spec, BotManifest)
             env = bot_environment(address, session.token)
+            self.games_ended = 0
             try:
                 self.process = await self._spawn(env)
             except (OSError, SandboxError) as exc:
@@ -105,19 +115,21 @@ class SeatRunner:
         self.healthy = True
 
     async def _spawn(self, env: dict[str, str]) -> BotProcess:
-        """Start the bot's process; one retry when the spawn itself fails.
+        """Start the bot's process, once.
 
-        A spawn failure is the host's problem, not the bot's (a missing command fails the
-        same way twice): under parallel workers a sandboxed spawn was seen to fail once
-        with ENOENT, and a single retry keeps that from being charged as a startup fault.
+        There used to be one retry here for "a sandboxed spawn seen to fail once with ENOENT
+        under parallel workers". No cause was found for it in the current launch (issue 14):
+        the chain's first program and working directory are absolute paths that always
+        exist (``/`` under bubblewrap), and what parallel referees share is guarded: private
+        directories by their owner lock against another referee's sweep, uids by their
+        lease, cgroups by their referee's pid (1,000 concurrent spawns and matches in 3-4
+        processes reproduced nothing). A failure that is the host's is an
+        :class:`ArenaFault`, which a tournament replays; one naming the bot's own command
+        would fail the same way again, so a retry only hid the first kind and delayed the
+        second.
         """
         assert isinstance(self.spec, BotManifest)
-        try:
-            return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
-        except OSError as exc:
-            LOGGER.warning("spawning %s failed (%s); retrying once", self.spec.label, exc)
-            await asyncio.sleep(0.1)
-            return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
+        return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
 
     async def stop(self, *, kill: bool = False) -> None:
         """End the session and the process (asked nicely unless *kill*)."""
@@ -129,6 +141,27 @@ class SeatRunner:
             await self.process.stop(0 if kill else self.config.stop_grace_s)
             self.process = None
         self.healthy = False
+
+    async def game_logs(self) -> dict[str, str | int] | None:
+        """The bot's output since the last game's, cut once what it writes on GameEnd is in.
+
+        The GameEnd is written first, then the cut waits for the bot's mark after that
+        GameEnd (the SDK's, :data:`arena.protocol.wire.OUTPUT_MARK`) or, from a bot that
+        does not mark, until it has been quiet for :attr:`MatchConfig.log_quiet_ms` (at
+        most :data:`LOG_SETTLE_LIMIT_MS` either way): a summary a bot prints when its game
+        ends is charged to that game, not to the next one (or lost, when its process is
+        stopped or kept for another game). ``None`` for a seat the referee plays itself.
+        """
+        if not self.is_bot:
+            return None
+        if self.healthy and self.session is not None and not self.session.closed:
+            self.games_ended += 1
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.session.flush(), LOG_SETTLE_LIMIT_MS / 1000)
+            quiet_s, limit_s = self.config.log_quiet_ms / 1000, LOG_SETTLE_LIMIT_MS / 1000
+            # An SDK bot marks the start of its output and the end of each game's.
+            await self.logs.settle(1 + self.games_ended, quiet_s, limit_s)
+        return self.logs.take_new()
 
     async def after_fault(self, error: BotError, notice: pb.Fault) -> tuple[str, int | None]:
         """Tell the bot about its fault and stop it; the tail of its stderr as it was at the
@@ -160,7 +193,7 @@ _BOT_SPAWN_ERRNOS = frozenset(
 
 
 def _spawn_failure(spec: BotManifest, exc: OSError | SandboxError) -> BotError | ArenaFault:
-    """Whose fault a spawn that failed twice is.
+    """Whose fault a failed spawn is.
 
     The bot's: its own command is missing or not executable (the exec error names it;
     behind the sandbox's chain of helpers the same shows as an exit before connecting).

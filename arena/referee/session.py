@@ -90,29 +90,42 @@ class Session:
         self.finished.set()
 
     async def ask(
-        self, request: arena_pb2.DecisionRequest, deadline_s: float
+        self,
+        request: arena_pb2.DecisionRequest | arena_pb2.RefereeMessage,
+        deadline_s: float,
     ) -> tuple[arena_pb2.ActionReply, float]:
         """Send a decision request and wait for its answer; ``(reply, seconds taken)``.
 
-        The first message read must be the answer: anything else, including a late or
-        duplicate answer to an earlier request, is a protocol fault.
+        *request* is a DecisionRequest, or the RefereeMessage that already holds it
+        (:func:`arena.protocol.decisions.request_message`), which spares a copy of the whole
+        observation on every decision. Its ``request_id`` is set here. The first message
+        read must be the answer: anything else, including a late or duplicate answer to an
+        earlier request, is a protocol fault.
 
         :raises BotError: timeout, closed stream, or a reply that is not the answer.
         """
-        request.request_id = self._next_request
-        self.last_request_id = self._next_request
+        if isinstance(request, arena_pb2.RefereeMessage):
+            message = request
+        else:
+            message = arena_pb2.RefereeMessage(decision_request=request)
+        request_id = self._next_request
+        message.decision_request.request_id = request_id
+        self.last_request_id = request_id
         self._next_request += 1
-        await self.flush()
+        if self._writes is not None and not self._writes.done():
+            await self.flush()  # GameStart, HandEnd: written before the request, in order
         if self._broken is not None:
             raise self._broken
-        if self.closed or self.context is None:
-            raise BotCrashed("the stream to the bot is closed")
         context = self.context
+        if self.closed or context is None:
+            raise BotCrashed("the stream to the bot is closed")
         start = time.perf_counter()
-        await self._write(arena_pb2.RefereeMessage(decision_request=request))
         try:
-            # asyncio.timeout, unlike wait_for, adds no task switch to the round trip.
+            # Written here and read in the same coroutine, like a bare ping-pong: no queue
+            # or task between the referee and gRPC. asyncio.timeout, unlike wait_for, adds
+            # no task switch to the round trip.
             async with asyncio.timeout(deadline_s):
+                await context.write(message)
                 item = await context.read()
         except TimeoutError:
             raise BotTimeout(f"no answer in {deadline_s * 1000:.0f} ms") from None
@@ -123,22 +136,7 @@ class Session:
         elapsed = time.perf_counter() - start
         if item is grpc.aio.EOF:
             raise await self._end_of_stream()
-        if isinstance(item, BotError):
-            raise item
-        if not isinstance(item, arena_pb2.BotMessage) or item.WhichOneof("message") is None:
-            raise BotProtocolError("an empty or unreadable message")
-        kind = item.WhichOneof("message")
-        if kind == "hello":
-            raise BotProtocolError("a second Hello on the stream instead of an answer")
-        if kind != "action_reply":
-            raise BotProtocolError(f"expected an action_reply, got {_describe(item)}")
-        reply = item.action_reply
-        if reply.request_id != request.request_id:
-            raise BotProtocolError(
-                f"answer names request {reply.request_id}, the pending request is "
-                f"{request.request_id} (a duplicate, late or misaddressed answer)"
-            )
-        return reply, elapsed
+        return _answer(item, request_id), elapsed
 
     async def _end_of_stream(self) -> BotCrashed:
         """What an end of stream before the answer was.
@@ -158,6 +156,31 @@ class Session:
             f"the stream was cut before an answer (a message over the "
             f"{MAX_MESSAGE_BYTES >> 20} MiB limit, or the bot cancelled its call)"
         )
+
+
+def _answer(item: object, request_id: int) -> arena_pb2.ActionReply:
+    """The reply in *item*, read off the stream while request *request_id* was pending.
+
+    :raises BotError: the reader's own error, or anything but the answer to that request.
+    """
+    if isinstance(item, BotError):
+        raise item
+    if not isinstance(item, arena_pb2.BotMessage):
+        raise BotProtocolError("an empty or unreadable message")
+    kind = item.WhichOneof("message")
+    if kind == "action_reply":
+        reply = item.action_reply
+        if reply.request_id != request_id:
+            raise BotProtocolError(
+                f"answer names request {reply.request_id}, the pending request is "
+                f"{request_id} (a duplicate, late or misaddressed answer)"
+            )
+        return reply
+    if kind is None:
+        raise BotProtocolError("an empty or unreadable message")
+    if kind == "hello":
+        raise BotProtocolError("a second Hello on the stream instead of an answer")
+    raise BotProtocolError(f"expected an action_reply, got {_describe(item)}")
 
 
 def _describe(message: arena_pb2.BotMessage) -> str:

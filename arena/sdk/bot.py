@@ -21,6 +21,7 @@ from arena.game import CallTrump, Card, DecisionKind, Discard, Give, Observation
 from arena.game.actions import Decision
 from arena.game.policies import GreedyPolicy
 from arena.protocol import convert
+from arena.protocol.wire import OUTPUT_MARK
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
@@ -108,6 +109,7 @@ class Bot:
         asyncio.run(self._run(address, token))
 
     async def _run(self, address: str, token: str) -> None:
+        _mark_output()  # tells the referee this bot marks the end of each game's output
         outbox: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
         outbox.put_nowait(
             pb.BotMessage(hello=convert.hello_to_proto(token, self.name, self.version))
@@ -150,8 +152,22 @@ class Bot:
             self.on_hand_end(convert.hand_end_from_proto(message.hand_end))
         elif kind == "game_end":
             self.on_game_end(convert.game_end_from_proto(message.game_end))
+            _mark_output()
         elif kind == "match_end":
             return False
         elif kind == "fault":
             print(f"referee recorded a fault: {message.fault.detail}", file=sys.stderr)
         return True
+
+
+def _mark_output() -> None:
+    """Write :data:`OUTPUT_MARK` after everything written so far, on stdout and on stderr:
+    all the bot printed for a game (its ``on_game_end`` included) is then charged to that
+    game, at once, without the referee guessing from a quiet time."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+            stream.buffer.write(OUTPUT_MARK)
+            stream.buffer.flush()
+        except (AttributeError, OSError, ValueError):  # replaced or closed by the bot
+            continue

@@ -2,9 +2,13 @@
 
 The runner hands an executor a list of jobs and a callback; the executor plays them (in any
 order, in parallel, but never two games of one deal at once) and calls back once per
-finished game. A game the arena itself failed is played again, never reported as finished. :class:`LocalProcessExecutor`
-runs them on a pool of worker processes on this machine; a distributed executor would
-implement the same interface with remote workers.
+finished game. A game the arena itself failed is played again, never reported as finished.
+
+:class:`PoolExecutor` is the part every executor shares: the queue (deal separation, more
+jobs on demand, affinity of a slot for the seating it last played), one task per slot,
+arena-fault accounting and replacing a lost slot. A subclass only says how a slot is opened:
+:class:`LocalProcessExecutor` runs each slot as a worker process on this machine
+(``python -m arena.tournament.worker``); a distributed executor opens remote workers.
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, Final, Protocol
 
 from arena.referee.process import die_with_parent_prefix
 from arena.tournament.jobs import GameJob
+from arena.tournament.player import Reuse, reuse_scheme
 
 LOGGER = logging.getLogger(__name__)
 
@@ -34,9 +40,19 @@ MAX_ARENA_FAULTS: Final = 3
 """Times in a row one game may be failed by the arena before the run stops (the arena is
 then broken, not unlucky: a full disk, no descriptors, a sandbox that cannot start)."""
 
+WORKER_STOP_S: Final = 10.0
+"""How long a local worker may take to stop its bots and exit once its stdin closes."""
+
 
 class ExecutorError(RuntimeError):
     """A worker failed in a way that is not a bot's fault (the runner stops; resume later)."""
+
+
+class WorkerLost(RuntimeError):
+    """The slot's worker (a local worker process, a Ray actor on a lost node) is gone while
+    playing a job: the arena's fault, never a bot's. The job goes back to the queue, first in
+    line, counted like an arena fault (:data:`MAX_ARENA_FAULTS` in a row then
+    :class:`ExecutorError`), and the executor opens a new slot in its place."""
 
 
 class Executor(Protocol):
@@ -61,12 +77,34 @@ class Executor(Protocol):
         ...
 
 
+class Slot(Protocol):
+    """One place where jobs are played one at a time (a worker process, a Ray actor)."""
+
+    async def play(self, job: GameJob) -> dict[str, Any]:
+        """The worker's reply for one job: ``{"schedule_index": i, "record": {...}}``,
+        ``{"schedule_index": i, "arena_fault": "..."}`` or ``{"schedule_index": i,
+        "error": "..."}``.
+
+        :raises WorkerLost: if the worker died.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Stop the worker and every bot process it holds."""
+        ...
+
+
 class _Queue:
     """Jobs waiting to run, handed out so that no two running jobs share a deal.
 
     A worker takes the first waiting job whose deal is not running (so the schedule order
     is kept where it can be and both workers stay busy while other boards wait), and waits
-    when every waiting job's deal is running.
+    when every waiting job's deal is running. A worker that names the reuse key it last
+    played (:attr:`GameJob.reuse_key`) gets the first such job first, so its bot processes
+    play on instead of new ones being started; failing that, the first job whose key no
+    other worker holds, so that two workers do not split one seating's boards between them
+    (each would then start its own processes for it). A deal a worker has played stays
+    that worker's until it is gone (:attr:`owners`): its kept processes may know the deal.
     """
 
     def __init__(
@@ -80,17 +118,49 @@ class _Queue:
         """Where more jobs come from (``None`` once it has given none)."""
         self.asking = False
         """A worker is asking :attr:`more` (one at a time, outside the lock)."""
+        self.holding: dict[object, Hashable] = {}
+        """Per worker, the reuse key of the job it took last (its bot processes' key)."""
+        self.owners: dict[tuple[str, int], object] = {}
+        """Per deal, the worker that has played it: its kept bot processes may know the
+        deal, so no other worker plays it until that worker is gone (:meth:`release`)."""
 
-    async def take(self) -> GameJob | None:
-        """The next job to run, or ``None`` when nothing is left to take."""
+    def _startable(self, prefer: Hashable | None, holder: object) -> int | None:
+        """The index of the job to hand out now, if any."""
+        held = {key for who, key in self.holding.items() if who is not holder}
+        first = unheld = None
+        for i, job in enumerate(self.waiting):
+            if self.separate_deals and (
+                job.deal in self.running or self.owners.get(job.deal, holder) is not holder
+            ):
+                continue
+            key = job.reuse_key
+            if prefer is not None and key == prefer:
+                return i
+            if unheld is None and key not in held:
+                if prefer is None:
+                    return i
+                unheld = i
+            if first is None:
+                first = i
+        return unheld if unheld is not None else first
+
+    async def take(self, prefer: Hashable | None = None, holder: object = None) -> GameJob | None:
+        """The next job to run, or ``None`` when nothing is left to take.
+
+        A job with reuse key *prefer* comes first if one may start, then one whose key no
+        other *holder* (a worker's identity) took last.
+        """
         while True:
             async with self.changed:
                 while True:
-                    for i, job in enumerate(self.waiting):
-                        if not self.separate_deals or job.deal not in self.running:
-                            del self.waiting[i]
-                            self.running[job.deal] = self.running.get(job.deal, 0) + 1
-                            return job
+                    i = self._startable(prefer, holder)
+                    if i is not None:
+                        job = self.waiting.pop(i)
+                        if holder is not None:
+                            self.holding[holder] = job.reuse_key
+                            self.owners[job.deal] = holder
+                        self.running[job.deal] = self.running.get(job.deal, 0) + 1
+                        return job
                     if self.more is not None and not self.asking:
                         self.asking = True
                         more = self.more
@@ -109,6 +179,14 @@ class _Queue:
                         self.more = None
                     self.changed.notify_all()
 
+    async def release(self, holder: object) -> None:
+        """*holder*'s bot processes are gone: the deals it played are free for others."""
+        async with self.changed:
+            self.holding.pop(holder, None)
+            for deal in [d for d, who in self.owners.items() if who is holder]:
+                del self.owners[deal]
+            self.changed.notify_all()
+
     async def done(self, job: GameJob, *, again: bool = False) -> None:
         """*job* stopped running; with *again* it waits to run again, first in line."""
         async with self.changed:
@@ -120,8 +198,13 @@ class _Queue:
             self.changed.notify_all()
 
 
-class LocalProcessExecutor:
-    """A pool of ``parallel`` worker processes (``python -m arena.tournament.worker``)."""
+class PoolExecutor(ABC):
+    """An executor over ``parallel`` slots that each play one job at a time.
+
+    Subclasses open the slots (:meth:`open_slot`); everything else is here, so that every
+    executor keeps the same promises: deals separated, each finished game reported once,
+    arena faults and lost workers replayed a bounded number of times.
+    """
 
     def __init__(
         self,
@@ -138,6 +221,13 @@ class LocalProcessExecutor:
         """``("start" | "end", schedule_index)`` in the order they happened (tests and
         diagnostics: it shows which games overlapped)."""
 
+    @abstractmethod
+    async def open_slot(self) -> Slot:
+        """A new slot, ready to play.
+
+        :raises ExecutorError: if no slot can be opened.
+        """
+
     async def run(
         self,
         jobs: Sequence[GameJob],
@@ -145,87 +235,182 @@ class LocalProcessExecutor:
         on_arena_fault: ArenaFaultCallback | None = None,
         more: MoreJobs | None = None,
     ) -> None:
+        """See :meth:`Executor.run`."""
         queue = _Queue(jobs, self.separate_deals, more)
         workers = self.parallel if more is not None else min(self.parallel, len(jobs))
         if workers == 0:
             return
         faults: dict[int, int] = {}
         tasks = [
-            asyncio.create_task(self._worker(queue, on_result, on_arena_fault, faults))
+            asyncio.create_task(self._drive(queue, on_result, on_arena_fault, faults))
             for _ in range(workers)
         ]
         try:
             await asyncio.gather(*tasks)
         finally:
+            # gather() leaves the others running when one raises: cancel and await them all,
+            # so that every slot (and every bot process behind it) is closed before we return.
             for task in tasks:
                 task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError, ExecutorError):
-                    await task
+            await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _worker(
+    async def _drive(
         self,
         queue: _Queue,
         on_result: ResultCallback,
         on_arena_fault: ArenaFaultCallback | None,
         faults: dict[int, int],
     ) -> None:
-        process = await asyncio.create_subprocess_exec(
-            *die_with_parent_prefix(),
-            sys.executable,
-            "-m",
-            "arena.tournament.worker",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            start_new_session=False,
-            limit=64 * 1024 * 1024,  # a record with bot logs can be a few MB on one line
-        )
-        assert process.stdin is not None and process.stdout is not None
+        """One slot's loop: take a job, play it, report it; a lost slot is replaced."""
+        slot: Slot | None = None
+        prefer: Hashable | None = None
+        holder = object()
+        """This slot's identity in the queue; a replaced slot is a new one."""
         try:
-            while (job := await queue.take()) is not None:
-                self.events.append(("start", job.schedule_index))
+            while (job := await queue.take(prefer, holder)) is not None:
                 again = False
                 try:
-                    process.stdin.write((json.dumps(job.to_json()) + "\n").encode())
-                    await process.stdin.drain()
-                    line = await process.stdout.readline()
-                    self.events.append(("end", job.schedule_index))
-                    if not line:
-                        raise ExecutorError(
-                            f"worker {process.pid} died playing game {job.schedule_index}"
-                        )
-                    reply = json.loads(line)
-                    if "error" in reply:
-                        raise ExecutorError(f"game {job.schedule_index}: {reply['error']}")
-                    if "arena_fault" in reply:
-                        again = await self._arena_fault(job, reply["arena_fault"], faults)
-                        if on_arena_fault is not None:
-                            outcome = on_arena_fault(job, reply["arena_fault"])
-                            if outcome is not None:
-                                await outcome
-                        if not again:
-                            raise ExecutorError(
-                                f"game {job.schedule_index}: the arena failed it "
-                                f"{self.max_arena_faults} times in a row "
-                                f"({reply['arena_fault']}); fix that and run again"
-                            )
-                        continue
-                    outcome = on_result(job, reply["record"])
-                    if outcome is not None:
-                        await outcome
+                    if slot is None:
+                        slot = await self.open_slot()
+                    self.events.append(("start", job.schedule_index))
+                    try:
+                        reply = await slot.play(job)
+                    except WorkerLost as exc:
+                        self.events.append(("end", job.schedule_index))
+                        lost, slot, prefer = slot, None, None
+                        with contextlib.suppress(Exception):
+                            await lost.close()
+                        await queue.release(holder)
+                        holder = object()
+                        reply = {"schedule_index": job.schedule_index, "arena_fault": str(exc)}
+                    else:
+                        self.events.append(("end", job.schedule_index))
+                        prefer = job.reuse_key
+                    again = await self._report(job, reply, on_result, on_arena_fault, faults)
                 finally:
                     await queue.done(job, again=again)
         finally:
-            if process.returncode is None:
-                process.stdin.close()
-                try:
-                    await asyncio.wait_for(process.wait(), 10)
-                except TimeoutError:
-                    process.kill()
-                    await process.wait()
+            if slot is not None:
+                await _close(slot)
+            await queue.release(holder)
 
-    async def _arena_fault(self, job: GameJob, detail: str, faults: dict[int, int]) -> bool:
+    async def _report(
+        self,
+        job: GameJob,
+        reply: dict[str, Any],
+        on_result: ResultCallback,
+        on_arena_fault: ArenaFaultCallback | None,
+        faults: dict[int, int],
+    ) -> bool:
+        """Hand *reply* to the callbacks; whether *job* must be played again.
+
+        :raises ExecutorError: for an error reply or one arena fault too many.
+        """
+        if "error" in reply:
+            raise ExecutorError(f"game {job.schedule_index}: {reply['error']}")
+        if "arena_fault" in reply:
+            detail = str(reply["arena_fault"])
+            again = self._arena_fault(job, detail, faults)
+            if on_arena_fault is not None:
+                outcome = on_arena_fault(job, detail)
+                if outcome is not None:
+                    await outcome
+            if not again:
+                raise ExecutorError(
+                    f"game {job.schedule_index}: the arena failed it "
+                    f"{self.max_arena_faults} times in a row ({detail}); fix that and run again"
+                )
+            return True
+        outcome = on_result(job, reply["record"])
+        if outcome is not None:
+            await outcome
+        return False
+
+    def _arena_fault(self, job: GameJob, detail: str, faults: dict[int, int]) -> bool:
         """Note one arena fault of *job*; whether it may be played again."""
         faults[job.schedule_index] = faults.get(job.schedule_index, 0) + 1
         LOGGER.warning("arena fault in game %d (replayed): %s", job.schedule_index, detail)
         return faults[job.schedule_index] < self.max_arena_faults
+
+
+async def _close(slot: Slot) -> None:
+    """Close *slot* even when the run is being cancelled meanwhile (the cancellation goes on
+    once the slot, and every bot process behind it, is stopped)."""
+    closing = asyncio.ensure_future(slot.close())
+    try:
+        await asyncio.shield(closing)
+    except asyncio.CancelledError:
+        await closing
+        raise
+
+
+class LocalProcessExecutor(PoolExecutor):
+    """A pool of ``parallel`` worker processes (``python -m arena.tournament.worker``).
+
+    By default (*reuse* ``True``) a worker keeps one seating's bot processes across its
+    boards (:attr:`Reuse.SEATING`, :mod:`arena.tournament.player`); ``False`` starts fresh
+    ones for every game (``arena tournament run --no-reuse``).
+    """
+
+    def __init__(
+        self,
+        parallel: int | None = None,
+        *,
+        separate_deals: bool = True,
+        max_arena_faults: int = MAX_ARENA_FAULTS,
+        reuse: bool | Reuse = True,
+    ) -> None:
+        super().__init__(parallel, separate_deals=separate_deals, max_arena_faults=max_arena_faults)
+        self.reuse = reuse_scheme(reuse)
+        """Which games share bot processes in a worker (tests alone pass the unsafe
+        :attr:`Reuse.BOARD`, to show its danger)."""
+
+    async def open_slot(self) -> Slot:
+        """Start a worker process under a parent-death signal (a killed runner takes its
+        workers, and their bots, with it)."""
+        argv = [*die_with_parent_prefix(), sys.executable, "-m", "arena.tournament.worker"]
+        argv += ["--reuse", self.reuse.value]
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                start_new_session=False,
+                limit=64 * 1024 * 1024,  # a record with bot logs can be a few MB on one line
+            )
+        except OSError as exc:
+            raise ExecutorError(f"cannot start a worker process: {exc}") from None
+        return _WorkerProcess(process)
+
+
+class _WorkerProcess:
+    """A local worker process as a :class:`Slot`: one JSON line each way per job."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self.stdin = process.stdin
+        self.stdout = process.stdout
+
+    async def play(self, job: GameJob) -> dict[str, Any]:
+        try:
+            self.stdin.write((json.dumps(job.to_json()) + "\n").encode())
+            await self.stdin.drain()
+            line = await self.stdout.readline()
+        except (ConnectionError, BrokenPipeError) as exc:
+            raise WorkerLost(f"worker {self.process.pid} is gone ({exc})") from None
+        if not line:
+            raise WorkerLost(f"worker {self.process.pid} died playing game {job.schedule_index}")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    async def close(self) -> None:
+        if self.process.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            self.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), WORKER_STOP_S)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()

@@ -7,17 +7,17 @@ observations only).
 
 from __future__ import annotations
 
-import asyncio
+import json
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from arena.game.dealing import HMAC_SHUFFLE
-from arena.game.rules import RuleSet
-from arena.referee.manifest import load_manifest
-from arena.referee.match import MatchConfig, play_match
-from arena.referee.timecontrol import TimeControl
 from arena.submission import ChecksumError, verify_checksum
+
+ReuseKey: TypeAlias = tuple[tuple[tuple[str, str | None], ...], str, str, str, int, str]
+"""A job's :attr:`GameJob.reuse_key`."""
 
 
 class VersionChangedError(RuntimeError):
@@ -51,6 +51,24 @@ class GameJob:
         """What identifies the job's deals: games with equal deals never run at once."""
         return self.shuffle, self.seed
 
+    @cached_property
+    def reuse_key(self) -> ReuseKey:
+        """What a set of bot processes may be kept for: the exact seating (the stored
+        version in each seat) and every setting that shapes a game. Jobs with one key
+        differ only in their deal, first dealer and game id; the boards of one table's
+        seating share a key, its other seatings do not (:mod:`arena.tournament.player`).
+        Cached: the queue compares it for every waiting job at every hand-out."""
+        rules = json.dumps(self.rules, sort_keys=True, separators=(",", ":"))
+        checksums = self.checksums or (None, None, None)
+        return (
+            tuple(zip(self.bot_paths, checksums, strict=True)),
+            self.ruleset,
+            rules,
+            self.time_control,
+            self.log_cap,
+            self.shuffle,
+        )
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return asdict(self)
@@ -79,27 +97,3 @@ def verify_versions(job: GameJob) -> None:
             verify_checksum(Path(path), expected)
         except ChecksumError as exc:
             raise VersionChangedError(f"bot version {label}: {exc}") from None
-
-
-def play_job(job: GameJob) -> dict[str, Any]:
-    """Verify the job's bot versions, then play its game with fresh bot processes; its record.
-
-    :raises VersionChangedError: if a version's stored files changed (nothing is played).
-    :raises arena.referee.errors.ArenaFault: if the arena failed the game.
-    """
-    verify_versions(job)
-    rules = RuleSet.from_json(job.rules, name=job.ruleset)
-    seats = [load_manifest(path) for path in job.bot_paths]
-    config = MatchConfig(
-        rules=rules,
-        games=1,
-        seed=job.seed,
-        time_control=TimeControl.parse(job.time_control),
-        log_cap=job.log_cap,
-        fresh_process_per_game=True,
-        first_dealers=(job.first_dealer,),
-        match_id=job.game_id,
-        shuffle=job.shuffle,
-    )
-    result = asyncio.run(play_match(seats, config))
-    return result.records[0]

@@ -4,45 +4,59 @@ writes one JSON line per result on stdout: ``{"schedule_index": i, "record": {..
 runner replays it and rates nothing), or ``{"schedule_index": i, "error": "..."}``.
 
 Run by :class:`arena.tournament.executor.LocalProcessExecutor` under a parent-death
-signal, so a killed runner takes its workers (and their bots) with it.
+signal, so a killed runner takes its workers (and their bots) with it. One event loop runs
+for the worker's whole life, in its main thread, so that a :class:`GamePlayer` can keep a
+seating's bot processes between games (``--reuse none``: fresh processes for every game;
+the runner's executor passes its own setting, this is no user interface).
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import logging
 import sys
 
 from arena.referee import manifest  # noqa: F401 - sets gRPC's fork settings before grpc loads
-from arena.referee.errors import ArenaFault
-from arena.tournament.jobs import GameJob, VersionChangedError, play_job
+from arena.tournament.jobs import GameJob
+from arena.tournament.player import GamePlayer, Reuse
+
+JOB_LINE_LIMIT = 16 * 1024 * 1024
+"""Longest job line read from the runner (a job is a few hundred bytes)."""
 
 
-def main() -> int:
-    """Serve jobs until stdin closes."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+async def serve(reuse: Reuse) -> None:
+    """Play the jobs on stdin until it closes; then stop every bot process."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=JOB_LINE_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    player = GamePlayer(reuse)
     out = sys.stdout
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        job = GameJob.from_json(json.loads(line))
-        reply: dict[str, object]
-        try:
-            reply = {"schedule_index": job.schedule_index, "record": play_job(job)}
-        except ArenaFault as exc:
-            reply = {"schedule_index": job.schedule_index, "arena_fault": _one_line(exc)}
-        except VersionChangedError as exc:
-            reply = {"schedule_index": job.schedule_index, "error": _one_line(exc)}
-        except Exception as exc:  # reported to the runner, which stops the tournament
-            reply = {"schedule_index": job.schedule_index, "error": f"{type(exc).__name__}: {exc}"}
-        out.write(json.dumps(reply, separators=(",", ":")) + "\n")
-        out.flush()
+    try:
+        while line := await reader.readline():
+            if not line.strip():
+                continue
+            reply = await player.play(GameJob.from_json(json.loads(line)))
+            out.write(json.dumps(reply, separators=(",", ":")) + "\n")
+            out.flush()
+    finally:
+        await player.aclose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve jobs until stdin closes."""
+    parser = argparse.ArgumentParser(prog="python -m arena.tournament.worker")
+    parser.add_argument(
+        "--reuse",
+        choices=[reuse.value for reuse in Reuse],
+        default=Reuse.SEATING.value,
+        help="which games may share bot processes (board: unsafe, for tests only)",
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    asyncio.run(serve(Reuse(args.reuse)))
     return 0
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from arena.protocol.decisions import (
     decision_from_proto,
     decision_to_proto,
     request_from_proto,
+    request_message,
     request_to_proto,
 )
 from arena.protocol.observations import (
@@ -48,11 +49,26 @@ def test_whole_games_over_the_wire_with_the_sdk_conversions() -> None:
         assert state.result is not None, preset
 
 
+def test_request_message_is_the_request_in_a_referee_message() -> None:
+    """What the referee writes (the request built inside its RefereeMessage) is byte for
+    byte the request wrapped afterwards, at every decision of a game."""
+    state = GameState(PRESETS["classic-show"], 5)
+    policy = RandomPolicy(0)
+    while not state.is_over:
+        obs = observe(state, state.current_seat)
+        wrapped = pb.RefereeMessage(decision_request=request_to_proto(obs, 9, 1000, 4321))
+        built = request_message(obs, 9, 1000, 4321)
+        assert built.SerializeToString() == wrapped.SerializeToString()
+        state.apply_decision(policy.act(obs))
+
+
 def test_request_needs_the_seat_to_act() -> None:
     state = GameState(PRESETS["classic"], 1)
     idle = (state.current_seat + 1) % 3
     with pytest.raises(ValueError, match="no decision"):
         request_to_proto(observe(state, idle), 1, 1000, 0)
+    with pytest.raises(ValueError, match="no decision"):
+        request_message(observe(state, idle), 1, 1000, 0)
     msg = pb.DecisionRequest(request_id=1, observation=observation_to_proto(observe(state, idle)))
     with pytest.raises(ProtocolError, match="request is not set"):
         request_from_proto(msg)

@@ -117,13 +117,14 @@ def test_compare_tells_greedy_play_from_a_weakened_copy(
 
     started = time.monotonic()
     code = main(["bot", "compare", "greedy_bot", "weak_greedy_bot@1.0.0", *opponents,
-                 "--margin", "2", "--min-boards", "3", "--max-boards", "5", "--parallel", "2",
+                 "--margin", "2", "--min-boards", "3", "--max-boards", "8", "--parallel", "2",
                  "--json", *db])  # fmt: skip
     seconds = time.monotonic() - started
     out = capsys.readouterr()
     shown = json.loads(out.out)
     assert (code, shown["verdict"]) == (0, "better"), (seconds, out)
-    assert 3 <= shown["boards"] <= 5
+    assert 3 <= shown["boards"] <= 8  # usually 3-5; a room of 8 keeps random deals from
+    # leaving an unlucky run undecided (seen about once in 5 runs with 5)
     assert shown["llr"] >= shown["upper_bound"] == pytest.approx(2.944439, abs=1e-6)
     assert shown["ci_low"] < shown["mean_difference"] < shown["ci_high"]
     assert "board 3: mean difference" in out.err

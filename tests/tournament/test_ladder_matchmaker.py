@@ -81,14 +81,38 @@ def test_the_least_certain_pair_is_matched_most() -> None:
     assert together > 600 and control < 300
 
 
-def test_every_bot_meets_a_spread_of_opponents() -> None:
-    bots = _field([25 + 1.5 * i for i in range(20)], 2.0)
+def test_pairs_whose_order_is_certain_spend_few_games() -> None:
+    """Four clusters of three equal bots, far apart: tables stay inside a cluster, where
+    the order is a coin flip; a pair across two clusters, whose order is certain, meets
+    only when exploration draws it."""
+    bots = _field([40.0 * (i // 3) + 0.1 * (i % 3) for i in range(12)])
+    across = sum(len({k // 3 for k in pick_table(bots, random.Random(s))}) > 1 for s in range(1000))
+    assert across < 200
+    # The control: the same draws with every third seat explored cross clusters often.
+    uniform = MatchmakerSettings(explore=1.0)
+    across = sum(
+        len({k // 3 for k in pick_table(bots, random.Random(s), uniform)}) > 1 for s in range(1000)
+    )
+    assert across > 500
+
+
+def _fewest_met(bots: Sequence[Contender], settings: MatchmakerSettings) -> int:
+    """The fewest different opponents any bot meets over 600 seeded tables."""
     met: dict[int, set[int]] = {b.key: set() for b in bots}
     for seed in range(600):
-        table = pick_table(bots, random.Random(seed))
+        table = pick_table(bots, random.Random(seed), settings)
         for a, b in itertools.permutations(table, 2):
             met[a].add(b)
-    assert min(len(opponents) for opponents in met.values()) >= 6
+    return min(len(opponents) for opponents in met.values())
+
+
+def test_every_bot_meets_a_spread_of_opponents() -> None:
+    bots = _field([25 + 1.5 * i for i in range(20)], 2.0)
+    assert _fewest_met(bots, MatchmakerSettings()) >= 6
+    # The control: without exploration some bot meets fewer.
+    assert _fewest_met(bots, MatchmakerSettings(explore=0.0)) < _fewest_met(
+        bots, MatchmakerSettings()
+    )
 
 
 def test_the_stopping_rule() -> None:

@@ -1,0 +1,170 @@
+"""The generic pool (issue 14): slots, a lost worker replaced, every slot closed, affinity.
+
+Fake slots in this process (no bot processes): what any executor built on
+:class:`PoolExecutor` (local worker processes, Ray actors) inherits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from arena.tournament.executor import ExecutorError, PoolExecutor, Slot, WorkerLost, _Queue
+from arena.tournament.jobs import GameJob
+
+
+def _job(index: int, seed: int, seating: int = 0) -> GameJob:
+    paths = [("a", "b", "c"), ("b", "a", "c")][seating]
+    return GameJob(index, seed, 0, {}, "classic", "", (paths[0], paths[1], paths[2]), "", 0)
+
+
+class _Slot:
+    def __init__(self, pool: _Pool, number: int) -> None:
+        self.pool, self.number, self.closed = pool, number, False
+
+    async def play(self, job: GameJob) -> dict[str, Any]:
+        await asyncio.sleep(0.001 if job.schedule_index else 0.0)
+        self.pool.played.append((self.number, job.schedule_index))
+        if self.pool.lose.get(job.schedule_index, 0) > 0:
+            self.pool.lose[job.schedule_index] -= 1
+            raise WorkerLost(f"slot {self.number} lost")
+        return {"schedule_index": job.schedule_index, "record": {"n": job.schedule_index}}
+
+    async def close(self) -> None:
+        await asyncio.sleep(0.01)  # a slot that takes a while to stop is still awaited
+        self.closed = True
+
+
+class _Pool(PoolExecutor):
+    def __init__(self, parallel: int, lose: dict[int, int] | None = None) -> None:
+        super().__init__(parallel)
+        self.lose = dict(lose or {})
+        """Schedule index -> how many times its worker is lost playing it."""
+        self.slots: list[_Slot] = []
+        self.played: list[tuple[int, int]] = []
+
+    async def open_slot(self) -> Slot:
+        self.slots.append(_Slot(self, len(self.slots)))
+        return self.slots[-1]
+
+
+def _run(pool: _Pool, jobs: list[GameJob]) -> tuple[list[int], list[str]]:
+    done: list[int] = []
+    faults: list[str] = []
+    asyncio.run(
+        pool.run(
+            jobs, lambda job, _r: done.append(job.schedule_index), lambda _j, d: faults.append(d)
+        )
+    )
+    return done, faults
+
+
+def test_a_lost_worker_is_replaced_and_its_game_replayed_once() -> None:
+    pool = _Pool(2, lose={1: 1})
+    done, faults = _run(pool, [_job(i, seed=i) for i in range(6)])
+    assert sorted(done) == list(range(6))  # each game reported exactly once
+    assert len(faults) == 1 and faults[0].endswith("lost")
+    assert len(pool.slots) == 3 and all(slot.closed for slot in pool.slots)
+
+
+def test_a_worker_lost_every_time_stops_the_run() -> None:
+    pool = _Pool(1, lose={0: 99})
+    with pytest.raises(ExecutorError, match="3 times in a row"):
+        _run(pool, [_job(0, 0)])
+    assert len(pool.slots) == 3 and all(slot.closed for slot in pool.slots)
+
+
+def test_every_slot_is_closed_before_run_returns_when_one_fails() -> None:
+    """The runner's callback fails on game 0 while the other slot is busy: run() raises
+    only after both slots are closed (the other task used to be left unawaited)."""
+    pool = _Pool(2)
+
+    def store(job: GameJob, _record: dict[str, Any]) -> None:
+        if job.schedule_index == 0:
+            raise RuntimeError("disk full")
+
+    async def scenario() -> list[bool]:
+        with pytest.raises(RuntimeError, match="disk full"):
+            await pool.run([_job(i, seed=i) for i in range(8)], store)
+        return [slot.closed for slot in pool.slots]
+
+    assert asyncio.run(scenario()) == [True, True]
+
+
+def test_a_slot_keeps_to_its_seating_while_deals_allow() -> None:
+    """Boards 0-3 of two seatings, in board-major order: a slot plays its seating's boards
+    first (affinity), so its bot processes are kept."""
+    jobs = [_job(2 * b + s, seed=b, seating=s) for b in range(4) for s in range(2)]
+    pool = _Pool(1)
+    _run(pool, jobs)
+    order = [index for _, index in pool.played]
+    assert [jobs[i].reuse_key for i in order[:4]] == [jobs[0].reuse_key] * 4
+    # Control: the plain order (no affinity) would have switched seating every game.
+    assert jobs[0].reuse_key != jobs[1].reuse_key
+
+
+def test_two_slots_do_not_split_one_seating_between_them() -> None:
+    """Two seatings of 3 boards, board-major order, two slots: the second slot starts on
+    the seating the first does not hold, so each seating stays with one slot's processes."""
+    jobs = [_job(2 * b + s, seed=b, seating=s) for b in range(3) for s in range(2)]
+
+    async def hand_out() -> tuple[GameJob, GameJob]:
+        queue = _Queue(jobs, separate_deals=True)
+        first, second = object(), object()
+        a = await queue.take(None, first)
+        b = await queue.take(None, second)
+        assert a is not None and b is not None
+        return a, b
+
+    a, b = asyncio.run(hand_out())
+    assert (a.schedule_index, b.schedule_index) == (0, 3)  # seating 0 board 0, seating 1 board 1
+    assert a.reuse_key != b.reuse_key
+    # Control: a slot that names no identity gets the first startable job, the other seating's
+    # board 1 being behind seating 0's board 1 in schedule order.
+    queue = _Queue(jobs, separate_deals=True)
+
+    async def anonymous() -> int:
+        await queue.take()
+        job = await queue.take()
+        assert job is not None
+        return job.schedule_index
+
+    assert asyncio.run(anonymous()) == 2
+
+
+def test_a_deal_stays_with_the_slot_that_played_it() -> None:
+    """A slot's kept processes may know the deals it played: another slot never gets a job
+    of those deals (not even after the game ended) until that slot is released."""
+    jobs = [_job(2 * b + s, seed=b, seating=s) for b in range(2) for s in range(2)]
+
+    async def hand_out() -> tuple[int | None, int | None]:
+        queue = _Queue(jobs, separate_deals=True)
+        first, second = object(), object()
+        a = await queue.take(None, first)  # seating 0, board 0
+        assert a is not None and a.schedule_index == 0
+        await queue.done(a)  # game over; first's processes still live
+        b = await queue.take(None, second)
+        assert b is not None
+        await queue.done(b)
+        await queue.release(first)
+        c = await queue.take(None, second)
+        after_release = c.schedule_index if c is not None else None
+        return b.schedule_index, after_release
+
+    taken, after_release = asyncio.run(hand_out())
+    assert jobs[taken].seed != 0  # board 1, never board 0 that the first slot knows
+    assert after_release is not None and jobs[after_release].seed == 0  # free once released
+
+    # Control: without deal separation the second slot takes board 0's other seating.
+    async def unguarded() -> int:
+        queue = _Queue(jobs, separate_deals=False)
+        a = await queue.take(None, object())
+        assert a is not None
+        await queue.done(a)
+        b = await queue.take(None, object())
+        assert b is not None
+        return b.schedule_index
+
+    assert jobs[asyncio.run(unguarded())].seed == 0
