@@ -125,16 +125,26 @@ def tournament_run(
     """A real round robin on SQLite played by *executor*; its totals."""
     engine, name = _new_tournament(work, paths, boards, label)
     try:
-        cpu_before = _cpu_seconds()
+        cpu_before, machine_before = _cpu_seconds(), _machine_jiffies()
         start = time.perf_counter()
         asyncio.run(run_tournament(engine, name, executor))
         seconds = time.perf_counter() - start
         cpu = _cpu_seconds() - cpu_before
+        busy, total = (b - a for a, b in zip(machine_before, _machine_jiffies(), strict=True))
         tid = storage.row_id(storage.get_tournament(engine, name))
         records = [record for _, record in storage.tournament_records(engine, tid)]
     finally:
         engine.dispose()
-    return _totals(records, seconds) | _cpu(cpu, len(records), seconds)
+    machine = {"machine_busy": busy / total if total else 0.0}
+    return _totals(records, seconds) | _cpu(cpu, len(records), seconds) | machine
+
+
+def _machine_jiffies() -> tuple[int, int]:
+    """Busy and total CPU time of the whole machine so far (``/proc/stat``, every process,
+    bots included): whether idle cores were left that pre-starting processes could use."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:9]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def _cpu(cpu: float, games: int, seconds: float) -> dict[str, float]:
@@ -359,6 +369,12 @@ def print_report(results: dict[str, Any]) -> None:
             f"    {label:24s} {row['cpu_per_game']:6.3f} s/game, "
             f"{row['cores_busy']:.2f} cores busy on average"
         )
+    print(
+        "  whole machine busy during the tournament (all processes, bots included; what is "
+        "left idle bounds what pre-starting the next game's processes could use): "
+        f"reuse {reuse['machine_busy']:.0%}, "
+        f"--no-reuse {results['tournament_no_reuse']['machine_busy']:.0%}"
+    )
     print(f"  goal: tournament >= {GOAL_VS_MATCH}x arena match: {vs_match:.2f}x")
     print(f"  goal: tournament >= {GOAL_VS_CEILING} of the transport ceiling: {vs_ceiling:.2f}")
     if results["ray"] is not None:

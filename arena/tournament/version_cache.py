@@ -156,12 +156,9 @@ class NodeCache:
                 archive.extractall(staging, filter="data")
         except (tarfile.TarError, OSError) as exc:
             raise NodeVersionError(f"bot version {label}: cannot unpack it here: {exc}") from None
-        try:
-            verify_checksum(staging, checksum)
-        except ChecksumError:
-            raise NodeVersionError(
-                f"bot version {label}: its files arrived damaged (checksum mismatch)"
-            ) from None
+        _verify(
+            staging, checksum, f"bot version {label}: its files arrived damaged (checksum mismatch)"
+        )
         try:
             manifest = load_manifest(staging)
         except ManifestError as exc:
@@ -172,11 +169,19 @@ class NodeCache:
             build(manifest)
         except BuildError as exc:
             raise NodeVersionError(f"bot version {label}: its build failed here: {exc}") from None
-        try:
-            verify_checksum(staging, checksum)
-        except ChecksumError:
-            raise NodeVersionError(
-                f"bot version {label}: its build changed files its checksum covers, so it "
-                "cannot be rebuilt on another machine (a build may write only ignored "
-                "folders such as node_modules or .venv)"
-            ) from None
+        _verify(
+            staging,
+            checksum,
+            f"bot version {label}: its build changed files its checksum covers, so it "
+            "cannot be rebuilt on another machine (a build may write only ignored "
+            "folders such as node_modules or .venv)",
+        )
+
+
+def _verify(directory: Path, checksum: str, refusal: str) -> None:
+    """Check *directory* against *checksum*; :class:`NodeVersionError` with *refusal* if
+    its files differ."""
+    try:
+        verify_checksum(directory, checksum)
+    except ChecksumError:
+        raise NodeVersionError(refusal) from None
