@@ -116,7 +116,8 @@ def sidebar(actor: Actor | None) -> None:
     if actor is not None:
         box.markdown(f"Logged in as **{actor.name}** ({actor.role})")
         if box.button("Log out", key="logout", icon=":material/logout:"):
-            log_out()
+            if log_out():
+                st.stop()  # a rerun now could overtake the browser's redirect to the provider
             st.rerun()
         return
     box.caption("Viewing as a spectator")
@@ -148,8 +149,10 @@ def login_form(where: DeltaGenerator) -> None:
             st.rerun()
 
 
-def log_out() -> None:
-    """End this browser session's arena session (and the provider's, if it made it)."""
+def log_out() -> bool:
+    """End this browser session's arena session (and the provider's, if it made it);
+    whether the browser is now sent to the provider's logout (the page must then end
+    without a rerun, or the redirect can be lost on a slow machine)."""
     token = st.session_state.pop(SESSION_KEY, None)
     if isinstance(token, str):
         try:
@@ -159,6 +162,8 @@ def log_out() -> None:
     st.session_state.pop(REFUSED_KEY, None)
     if single_sign_on() and st.user.is_logged_in:
         st.logout()
+        return True
+    return False
 
 
 ACTOR_KEY: Final = "_arena_actor"

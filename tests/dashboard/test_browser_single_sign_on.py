@@ -99,21 +99,6 @@ def _sign_on(page: Any, url: str, address: str) -> None:
     page.get_by_role("button", name="Authorize").click()
 
 
-def _log_out(page: Any) -> None:
-    """Click the sidebar's Log out until the provider's logout page shows: a click that
-    lands while Streamlit is still rerunning the page can be lost on a loaded machine."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: PLC0415
-
-    for _ in range(3):
-        page.locator("[data-testid='stSidebar']").get_by_role("button", name="Log out").click()
-        try:
-            page.get_by_role("button", name="End session").wait_for(timeout=10_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    raise AssertionError("the provider's logout page never showed after Log out")
-
-
 def test_single_sign_on_logs_in_the_account_with_the_verified_address(
     arena: SingleSignOn, page: Any
 ) -> None:
@@ -121,7 +106,7 @@ def test_single_sign_on_logs_in_the_account_with_the_verified_address(
     page.get_by_text("Logged in as alice (participant)").wait_for()
     page.goto(f"{arena.url}/bots")
     page.get_by_text("Logged in as alice (participant)").wait_for()  # the provider's cookie
-    _log_out(page)
+    page.locator("[data-testid='stSidebar']").get_by_role("button", name="Log out").click()
     page.get_by_role("button", name="End session").click()  # the provider's logout, too
     page.get_by_text("Viewing as a spectator").wait_for()
     page.goto(f"{arena.url}/bots")  # and it stays logged out

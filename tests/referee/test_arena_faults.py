@@ -209,7 +209,7 @@ def _uid_layer() -> None:
 
 def test_no_free_bot_uid_is_an_arena_fault_charged_to_no_bot(tmp_path: Path) -> None:
     """The referee's own spawn fails for the arena's reasons (every bot uid of its range
-    is taken) even after its retry: play_match raises ArenaFault, no game is recorded and
+    is taken): play_match raises ArenaFault, no game is recorded and
     no bot gets a fault. Control: with the uid free, the same match plays."""
     _uid_layer()
     # The one uid of the match's range is leased here first (any free uid outside the
