@@ -61,9 +61,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.game.actions import Decision
-from arena.game.observation import Observation, observe
-from arena.game.policies import GreedyPolicy, Policy, RandomPolicy
+from arena.game.observation import observe
+from arena.game.policies import EpsilonGreedyPolicy, Policy
 from arena.game.rules import get_ruleset
 from arena.game.state import GameState
 from arena.ratings.trueskill_model import DEFAULT_MODEL, Rating, ranks_for_totals
@@ -78,22 +77,6 @@ TARGET = 0.95
 HORIZON = 60
 """Boards per bot that each run of either schedule plays (the same for both)."""
 DECISION_SIZES = (50, 500)
-
-
-class EpsilonGreedy:
-    """Greedy play with a uniformly random decision with probability *epsilon*."""
-
-    name = "epsilon_greedy"
-
-    def __init__(self, epsilon: float, seed: int) -> None:
-        self.epsilon = epsilon
-        self.rng = random.Random(seed)
-        self.greedy = GreedyPolicy()
-        self.random = RandomPolicy(seed + 1)
-
-    def act(self, observation: Observation) -> Decision:
-        chosen = self.random if self.rng.random() < self.epsilon else self.greedy
-        return chosen.act(observation)
 
 
 # ------------------------------------------------------------------ stage 1: real games
@@ -112,7 +95,7 @@ def play_board(levels: Sequence[int], board: int) -> list[int]:
     totals = [0, 0, 0]
     for seating_index, seating in enumerate(SEATINGS):
         policies: list[Policy] = [
-            EpsilonGreedy(eps[levels[seating[seat]]], board * 100 + seating_index * 3 + seat)
+            EpsilonGreedyPolicy(eps[levels[seating[seat]]], board * 100 + seating_index * 3 + seat)
             for seat in range(3)
         ]
         state = GameState(rules, 7919 * board + 1, first_dealer=board % 3)

@@ -133,6 +133,24 @@ def _beats_all(card: Card, played: Sequence[Card], trump_suit: int | None) -> bo
     return True
 
 
+class EpsilonGreedyPolicy:
+    """Greedy play with a uniformly random decision with probability *epsilon*: players of
+    known strength order (smaller epsilon, stronger), for measuring how fast a schedule
+    finds that order."""
+
+    name = "epsilon_greedy"
+
+    def __init__(self, epsilon: float, seed: int) -> None:
+        self.epsilon = epsilon
+        self.rng = random.Random(seed)
+        self.greedy = GreedyPolicy()
+        self.random = RandomPolicy(seed + 1)
+
+    def act(self, observation: Observation) -> Decision:
+        chosen = self.random if self.rng.random() < self.epsilon else self.greedy
+        return chosen.act(observation)
+
+
 POLICIES: dict[str, Callable[[int], Policy]] = {
     "random": RandomPolicy,
     "greedy": lambda seed: GreedyPolicy(),

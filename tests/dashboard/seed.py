@@ -23,6 +23,7 @@ from arena.game.state import GameState
 from arena.simulate import make_policies
 from arena.storage.database import open_database
 from arena.tournament.formats import get_format
+from arena.tournament.runner import store_game
 
 BOTS = (("alpha", "greedy"), ("bravo", "random"), ("charlie", "greedy"), ("delta", "random"))
 """(bot name, built-in policy that plays it)."""
@@ -117,18 +118,7 @@ def seed_database(
                 extra["timings"] = {"decision_ms": [[] if s == seat else [1.0] for s in range(3)]}
                 seeded.faulted.append((game.schedule_index, seat))
             record = game_record(state, [labels[s] for s in seats], fault_list, extra)
-            storage.record_game(
-                engine,
-                tournament_id,
-                schedule_index=game.schedule_index,
-                table_index=game.table_index,
-                board_index=game.board_index,
-                seating_index=game.seating_index,
-                seed=game.seed,
-                seats=seats,
-                record=record,
-                board_size=fmt.board_size,
-            )
+            store_game(engine, tournament_id, game, seats, record, fmt.board_size)
             if name == "main":
                 seeded.records[game.schedule_index] = record
         storage.set_status(engine, tournament_id, status)

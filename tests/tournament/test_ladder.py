@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
-import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,8 @@ from sqlalchemy.engine import Engine
 
 from arena import storage
 from arena.cli import main
-from arena.game.actions import Decision
-from arena.game.observation import Observation, observe
-from arena.game.policies import GreedyPolicy, Policy, RandomPolicy
+from arena.game.observation import observe
+from arena.game.policies import EpsilonGreedyPolicy, Policy
 from arena.game.record import game_record
 from arena.game.rules import RuleSet
 from arena.game.state import GameState
@@ -36,23 +34,6 @@ from arena.tournament.executor import ArenaFaultCallback, MoreJobs, ResultCallba
 from arena.tournament.jobs import GameJob
 from arena.tournament.ladder import LadderProgress, contenders, run_ladder
 from arena.tournament.matchmaker import standings_order
-
-
-class EpsilonGreedy:
-    """Greedy play with a uniformly random decision with probability *epsilon*."""
-
-    name = "epsilon_greedy"
-
-    def __init__(self, epsilon: float, seed: int) -> None:
-        self.epsilon = epsilon
-        self.rng = random.Random(seed)
-        self.greedy = GreedyPolicy()
-        self.random = RandomPolicy(seed + 1)
-
-    def act(self, observation: Observation) -> Decision:
-        chosen = self.random if self.rng.random() < self.epsilon else self.greedy
-        return chosen.act(observation)
-
 
 STRENGTH = {"ace": 0.0, "mid": 0.5, "low": 0.8, "dud": 1.0, "late": 0.2}
 """Each test bot's epsilon (0 = greedy, 1 = random): the true order is by epsilon."""
@@ -96,7 +77,7 @@ def _play(job: GameJob) -> dict[str, Any]:
     rules = RuleSet.from_json(job.rules, name=job.ruleset).replace(max_hands=1)
     state = GameState(rules, job.seed, first_dealer=job.first_dealer, shuffle=job.shuffle)
     policies: list[Policy] = [
-        EpsilonGreedy(STRENGTH[label.split("@")[0]], job.schedule_index * 3 + seat)
+        EpsilonGreedyPolicy(STRENGTH[label.split("@")[0]], job.schedule_index * 3 + seat)
         for seat, label in enumerate(job.labels)
     ]
     while not state.is_over:
