@@ -45,7 +45,7 @@ from arena.storage.models import BotVersion, Tournament
 from arena.storage.version_tests import save_version_test, version_test_spec
 from arena.tournament.deals import board_seeds, deal_secret
 from arena.tournament.executor import Executor, ExecutorError, LocalProcessExecutor
-from arena.tournament.formats import SEATINGS, ScheduledGame
+from arena.tournament.formats import SEATINGS, ScheduledGame, board_games
 from arena.tournament.jobs import GameJob
 from arena.tournament.runner import game_job, store_game
 
@@ -140,17 +140,11 @@ def _before_any_board(settings: SprtSettings) -> SprtState:
 def board_schedule(board: int, seed: int) -> list[ScheduledGame]:
     """The 12 games of board *board* with deal key *seed* (entrants as entry positions)."""
     return [
-        ScheduledGame(
-            schedule_index=board * GAMES_PER_BOARD + table_index * len(SEATINGS) + seating_index,
-            table_index=table_index,
-            board_index=board,
-            seating_index=seating_index,
-            seed=seed,
-            first_dealer=board % 3,
-            entrants=(table[seating[0]], table[seating[1]], table[seating[2]]),
-        )
+        game
         for table_index, table in enumerate(TABLES)
-        for seating_index, seating in enumerate(SEATINGS)
+        for game in board_games(
+            board * GAMES_PER_BOARD + table_index * len(SEATINGS), table_index, board, seed, table
+        )
     ]
 
 
