@@ -20,7 +20,7 @@ PYTEST_ARGS ?=
 # workers on two cores take it from about 8 to about 5.5 minutes); 0 runs in one process.
 PYTEST_WORKERS ?= 2
 
-.PHONY: help venv demo test lint format bench engine clean distclean check-python
+.PHONY: help venv bytecode demo test lint format bench engine clean distclean check-python
 
 help: ## List the targets
 	@echo "952 Arena. Usage: make <target>   (PYTHON=$(PYTHON), VENV=$(VENV))"
@@ -49,12 +49,18 @@ $(STAMP): pyproject.toml | check-python
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev,bench,pettingzoo,ray]'
 	@touch $@
 
+# Bot processes run with PYTHONDONTWRITEBYTECODE (a bot must not write into the code it
+# shares), so without this each one would compile arena's SDK from source at every start:
+# ~15% of a bot's start-up instructions (docs/performance.md). compileall skips what is current.
+bytecode: venv ## Compile arena's and the sample bots' Python to bytecode (faster bot start-up)
+	@$(BIN)/python -m compileall -q -j 0 arena sample_bots
+
 # The demo's data (SQLite database and submitted bots) lives in runs/demo, made anew each run.
 DEMO_DATA ?= runs/demo
 DEMO_BOTS := random_bot heuristic_bot greedy_bot
 DEMO_ARENA := ARENA_DATA=$(DEMO_DATA) ARENA_DB= $(BIN)/arena
 
-demo: venv ## Demo tournament of the sample bots with standings, then the dashboard (runs/demo)
+demo: venv bytecode ## Demo tournament of the sample bots with standings, then the dashboard (runs/demo)
 	rm -rf $(DEMO_DATA)
 	for bot in $(DEMO_BOTS); do $(DEMO_ARENA) bot submit sample_bots/$$bot; done
 	$(DEMO_ARENA) tournament create demo --ruleset classic --boards 8 --seed 1 \
@@ -70,7 +76,7 @@ lint: venv ## Static checks: ruff check, ruff format --check, mypy --strict aren
 	$(BIN)/mypy --strict arena
 
 # pytest exits 5 when it collects no tests; that is a failure here, not a pass.
-test: lint engine ## Static checks, then the test suite (pytest)
+test: lint engine bytecode ## Static checks, then the test suite (pytest)
 	@status=0; $(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
 	if [ "$$status" -eq 5 ]; then \
 		echo "error: pytest collected no tests (exit code 5). 'make test' must run tests; check tests/ and PYTEST_ARGS." >&2; \
@@ -82,7 +88,7 @@ format: venv ## Rewrite files: ruff format, then ruff check --fix
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: engine ## Engine benchmark (random playouts, compared with OpenSpiel's oh_hell)
+bench: engine bytecode ## Engine benchmark (random playouts, compared with OpenSpiel's oh_hell)
 	$(BIN)/python benchmarks/engine.py
 
 # The compiled engine (arena/game/_native.py): mypyc compiles the hot modules again whenever

@@ -36,7 +36,11 @@ That is a tail quantile, and a coarse one: with 10 repetitions it is the worst o
 (at 50 bots the round robin's figure was 6,750 games over 10 runs, and is 8,100 over 60),
 so the default is 60 repetitions (95% = 57 of 60). A steadier companion figure is the mean over
 runs of the games after which that run's order stays right to its end (each run's last
-wrong checkpoint).
+wrong checkpoint). Both schedules are read at the same checkpoints, so both figures are
+rounded up alike, by less than one step of 3n games (on average that nudges the ratio up
+a little: at 20 bots, half a step is 3% of the ladder's figure and 1.5% of the round
+robin's). Choose matchmaker rules on other seeds
+(``--seed``) than the published table's seed 1, or the table measures the tuning.
 
 Run: ``python benchmarks/ladder.py [--sizes 8,20,50] [--reps 60] [--json]``
 Goals: at 20 bots the ladder needs at most half the round robin's games, and the advantage

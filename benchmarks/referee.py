@@ -41,22 +41,36 @@ c. **Process start to first decision** for ``random_bot``: spawn to Hello accept
    (``Session.connected``) and spawn to first reply, with a small harness over
    ``RefereeServer``, ``RefereeService.open_session`` and ``BotProcess.start``, repeated.
 
+d. **CPU per decision** (``--cpu GAMES``): the CPU time of this whole process (every
+   thread: the event loop's and gRPC's) per decision over games 2..N of a match of three
+   bench bots (in the default sandbox, as in part a), against the bare replay of the same
+   decisions, alternated ``--cpu-rounds`` times (medians). CPU time, unlike wall time, is
+   not inflated by other processes waiting for the cores. gRPC reads its settings once,
+   at import: run this with ``GRPC_EXPERIMENTS=event_engine_listener`` to measure gRPC's
+   default listener instead of the referee's (``arena.protocol.grpc_env``).
+
 Figures are measured and reported, never asserted (the exit status is 1 only if a bot
 faulted, which voids the figures). The default run takes well under two minutes on two
 cores.
 
 Run: ``python benchmarks/referee.py [--games 20] [--rounds 4] [--random-games 30]
-[--startups 10] [--profile GAMES] [--json]``.
+[--startups 10] [--profile GAMES] [--cpu GAMES] [--cpu-rounds 3] [--json]``.
 """
 
 from __future__ import annotations
 
+# isort: off
+import arena.referee  # noqa: F401 - first: sets gRPC's environment before grpc loads (grpc_env)
+
+# isort: on
 import argparse
 import asyncio
 import cProfile
 import inspect
 import json
+import os
 import pstats
+import resource
 import shutil
 import statistics
 import sys
@@ -64,7 +78,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -378,6 +392,7 @@ async def bare_replay(
     exchanges: Sequence[Exchange],
     socket_dir: Path,
     sandbox: SandboxConfig | None = None,
+    cpu: list[CpuTimes] | None = None,
 ) -> list[float]:
     """The very decisions of a referee match through bare grpc.aio: three bench bot
     processes, each behind a server of its own (as the referee's doors), receive the
@@ -385,7 +400,8 @@ async def bare_replay(
 
     What the referee adds is then all that differs: building each observation, the
     messages that are not requests (GameStart, HandEnd, GameEnd), serializing and parsing,
-    its checks and its clocks. Round trips in ms.
+    its checks and its clocks. Round trips in ms. If *cpu* is given, the process's CPU
+    times just before the first exchange and just after the last are appended to it.
     """
     contexts: list[asyncio.Future[Any]] = [
         asyncio.get_running_loop().create_future() for _ in range(3)
@@ -411,6 +427,8 @@ async def bare_replay(
             env = bot_environment(f"unix://{path}", f"replay{seat}")
             processes.append(await BotProcess.start(manifest, env, LogCapture(), sandbox=sandbox))
         streams = await asyncio.wait_for(asyncio.gather(*contexts), 30.0)
+        if cpu is not None:
+            cpu.append(CpuTimes.now())
         for exchange in exchanges:
             context = streams[exchange.seat]
             start = time.perf_counter()
@@ -419,6 +437,8 @@ async def bare_replay(
             times.append((time.perf_counter() - start) * 1000)
             if reply is grpc.aio.EOF:
                 raise RuntimeError("a bench bot closed its stream during the replay")
+        if cpu is not None:
+            cpu.append(CpuTimes.now())
     finally:
         finished.set()
         await asyncio.gather(*(server.stop(0.5) for server in servers))
@@ -657,6 +677,79 @@ async def profile_referee(games: int, seed: int, socket_root: Path, top: int) ->
 
 
 # ---------------------------------------------------------------------------------------
+# d. CPU per decision of the whole process
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CpuTimes:
+    """This process's CPU seconds so far: all its threads, and the calling thread alone
+    (the event loop's, when called from a coroutine)."""
+
+    process: float
+    loop: float
+    switches: int
+    """Voluntary context switches of the process (a thread waking another counts)."""
+
+    @classmethod
+    def now(cls) -> CpuTimes:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        loop = resource.getrusage(resource.RUSAGE_THREAD)
+        return cls(own.ru_utime + own.ru_stime, loop.ru_utime + loop.ru_stime, own.ru_nvcsw)
+
+    def per(self, start: CpuTimes, count: int) -> dict[str, float]:
+        """What was spent since *start*, per one of *count* decisions (us, switches)."""
+        return {
+            "process_us": (self.process - start.process) * 1e6 / count,
+            "loop_us": (self.loop - start.loop) * 1e6 / count,
+            "grpc_threads_us": (self.process - start.process - self.loop + start.loop)
+            * 1e6
+            / count,
+            "switches": (self.switches - start.switches) / count,
+        }
+
+
+async def measure_cpu(games: int, rounds: int, seed: int, socket_root: Path) -> dict[str, Any]:
+    """Part d: CPU per decision of this process, referee against bare replay, alternated.
+
+    The referee: from the end of game 1 (bot start-up left out) to the end of game
+    *games* of a match of three bench bots. The bare replay: the same games' decisions
+    after game 1 (engine replay), from the first exchange to the last. Medians over
+    *rounds* of each, per decision: the whole process, the event loop's thread, and the
+    rest (gRPC's own threads).
+    """
+    manifest = write_bench_bot(socket_root / "raw_bench")
+    config = MatchConfig(PRESETS["classic"], games, seed, time_control=TimeControl())
+    exchanges = replay_match(config)[len(replay_match(replace(config, games=1))) :]
+    referee: list[dict[str, float]] = []
+    bare: list[dict[str, float]] = []
+    faults = 0
+    game_ends: list[CpuTimes] = []
+    for _ in range(rounds):
+        game_ends.clear()
+        result = await play_match(
+            [manifest] * 3, config, on_game=lambda _record: game_ends.append(CpuTimes.now())
+        )
+        faults += sum(len(r["faults"]) for r in result.records)
+        decisions = sum(len(s) for r in result.records[1:] for s in r["timings"]["decision_ms"])
+        referee.append(game_ends[-1].per(game_ends[0], decisions))
+        marks: list[CpuTimes] = []
+        await bare_replay(manifest, exchanges, socket_root, config.sandbox, cpu=marks)
+        bare.append(marks[1].per(marks[0], len(exchanges)))
+    return {
+        "games": games,
+        "rounds": rounds,
+        "decisions": len(exchanges),
+        "faults": faults,
+        "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS", ""),
+        "referee": {key: statistics.median(r[key] for r in referee) for key in referee[0]},
+        "bare_replay": {key: statistics.median(b[key] for b in bare) for key in bare[0]},
+        "referee_process_us_per_round": [r["process_us"] for r in referee],
+        "bare_process_us_per_round": [b["process_us"] for b in bare],
+    }
+
+
+# ---------------------------------------------------------------------------------------
 # b. Hands per second with SDK random bots
 # ---------------------------------------------------------------------------------------
 
@@ -868,6 +961,33 @@ def print_report(results: dict[str, Any], out: Callable[[str], None] = print) ->
                 f" {row['us_per_decision']:7.1f} {row['share']:6.1%}"
             )
         out("")
+    if "cpu" in results:
+        d = results["cpu"]
+        out(
+            f"d. CPU per decision of this process (all threads), games 2..{d['games']} of a match"
+            f" ({d['decisions']} decisions), medians of {d['rounds']} alternated rounds;"
+            f" GRPC_EXPERIMENTS={d['grpc_experiments'] or '(unset)'}"
+        )
+        out(
+            f"   {'':34s} {'process us':>10s} {'loop us':>8s} {'gRPC threads us':>16s}"
+            f" {'switches':>9s}"
+        )
+        for label, c in (
+            ("referee (3 raw bench bots)", d["referee"]),
+            ("bare replay of the games (3 bots)", d["bare_replay"]),
+        ):
+            out(
+                f"   {label:34s} {c['process_us']:10.0f} {c['loop_us']:8.0f}"
+                f" {c['grpc_threads_us']:16.0f} {c['switches']:9.2f}"
+            )
+        rounds = ", ".join(
+            f"{r:.0f}/{b:.0f}"
+            for r, b in zip(
+                d["referee_process_us_per_round"], d["bare_process_us_per_round"], strict=True
+            )
+        )
+        out(f"   process us per round, referee/bare: {rounds}")
+        out("")
     b = results["hands_per_second"]
     out(
         f"b. Throughput: 3 x {b['bot']}, {b['ruleset']}, {b['games']} games, {b['hands']} hands, {b['decisions']} decisions, faults {b['faults']}"
@@ -907,6 +1027,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.profile:
             print("a'. profile of the referee ...", file=sys.stderr, flush=True)
             results["profile"] = await profile_referee(args.profile, args.seed, root, args.top)
+        if args.cpu:
+            print("d. CPU per decision ...", file=sys.stderr, flush=True)
+            results["cpu"] = await measure_cpu(args.cpu, args.cpu_rounds, args.seed, root)
         print("b. hands/s with SDK random bots ...", file=sys.stderr, flush=True)
         results["hands_per_second"] = await measure_hands_per_second(
             args.random_bot, args.ruleset, args.random_games, args.seed
@@ -966,6 +1089,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--top", type=int, default=15, help="entries of the profile shown (default 15)"
     )
+    parser.add_argument(
+        "--cpu",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="part d: CPU per decision of this process over games 2..GAMES of bench bot"
+        " matches, against the bare replay (default 0: not measured)",
+    )
+    parser.add_argument(
+        "--cpu-rounds", type=int, default=3, help="alternated rounds of part d (default 3)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the report"
@@ -975,6 +1109,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("part a needs --rounds >= 1 and --games >= 2 * --rounds")
     if args.profile == 1 or args.profile < 0:
         parser.error("--profile needs at least 2 games (game 1 is left out)")
+    if args.cpu == 1 or args.cpu < 0 or args.cpu_rounds < 1:
+        parser.error("--cpu needs at least 2 games (game 1 is left out), --cpu-rounds >= 1")
     if args.random_games < 2 or args.startups < 1:
         parser.error("--random-games must be >= 2 and --startups >= 1")
     results = asyncio.run(run(args))
@@ -983,7 +1119,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print_report(results)
     # Goals are reported, not enforced; a fault, however, voids the figures.
-    return 1 if results["round_trip"]["faults"] or results["hands_per_second"]["faults"] else 0
+    faults = results["round_trip"]["faults"] + results["hands_per_second"]["faults"]
+    return 1 if faults or results.get("cpu", {}).get("faults") else 0
 
 
 if __name__ == "__main__":

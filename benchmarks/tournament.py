@@ -7,7 +7,11 @@ in one run (issue 14, item 6).
    a. a round robin (4 tables x ``--boards`` boards x 6 seatings) run by the tournament
       runner with ``--parallel`` worker processes, SQLite storage and live ratings
       included: with process reuse (the default: a seating's processes play its boards)
-      and without (``--no-reuse``: fresh processes for every game);
+      and without (``--no-reuse``: fresh processes for every game), each with and without
+      pre-starting the next game's processes (``--prestart``), in alternating order
+      ``--repeat`` times (other users load a shared machine: the figure of each variant is
+      its median run, every run is listed, and CPU per game is given beside the wall
+      clock);
    b. ``arena match``'s code path: one match of ``--match-games`` games, the same three
       processes for all of them;
    c. the transport ceiling: as many decisions as the reuse run had, through ``--parallel``
@@ -22,8 +26,8 @@ in one run (issue 14, item 6).
    against the local pool < 15%).
 2. The time to recompute the ratings of a 10,000-game tournament from its stored games.
 
-Run: ``python benchmarks/tournament.py [--boards 6] [--parallel 2] [--match-games 60]
-[--rating-games 10000] [--json]``.
+Run: ``python benchmarks/tournament.py [--boards 6] [--parallel 2] [--repeat 1]
+[--tournaments-only] [--match-games 60] [--rating-games 10000] [--json]``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import json
 import multiprocessing
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -294,20 +299,47 @@ def recompute(work: Path, games: int) -> dict[str, float]:
     return {"games": len(schedule), "store_seconds": fill, "recompute_seconds": seconds}
 
 
+VARIANTS: dict[str, tuple[str, bool, bool]] = {
+    "tournament_reuse": ("tournament, process reuse (default)", True, False),
+    "tournament_reuse_prestart": ("tournament, reuse, --prestart", True, True),
+    "tournament_no_reuse": ("tournament, --no-reuse", False, False),
+    "tournament_no_reuse_prestart": ("tournament, --no-reuse --prestart", False, True),
+}
+"""Row key -> (label, reuse, prestart) of each local tournament variant."""
+
+
+def tournaments(
+    work: Path, paths: list[Path], boards: int, parallel: int, repeat: int
+) -> dict[str, list[dict[str, Any]]]:
+    """Every local variant *repeat* times, in alternating order (forwards, then backwards),
+    so that a change in the machine's load falls on all of them alike."""
+    runs: dict[str, list[dict[str, Any]]] = {key: [] for key in VARIANTS}
+    for turn in range(repeat):
+        order = list(VARIANTS) if turn % 2 == 0 else list(reversed(VARIANTS))
+        for key in order:
+            _, reuse, prestart = VARIANTS[key]
+            executor = LocalProcessExecutor(parallel, reuse=reuse, prestart=prestart)
+            row = tournament_run(work, paths, boards, executor, f"{key}-{turn}")
+            runs[key].append(row | {"prestarts": dict(executor.prestarts)})
+    return runs
+
+
+def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median games/s (the lower middle one of an even number)."""
+    ranked = sorted(runs, key=lambda row: float(row["games_per_s"]))
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Every measurement of one run."""
     paths = _copies(work)
     parallel = args.parallel
-    reuse = LocalProcessExecutor(parallel)
-    results: dict[str, Any] = {
-        "boards": args.boards,
-        "parallel": parallel,
-        "tournament_reuse": tournament_run(work, paths, args.boards, reuse, "reuse"),
-        "tournament_no_reuse": tournament_run(
-            work, paths, args.boards, LocalProcessExecutor(parallel, reuse=False), "fresh"
-        ),
-        "match": match_run(paths, args.match_games),
-    }
+    runs = tournaments(work, paths, args.boards, parallel, args.repeat)
+    results: dict[str, Any] = {"boards": args.boards, "parallel": parallel, "runs": runs}
+    results |= {key: _median(rows) for key, rows in runs.items()}
+    if args.tournaments_only:
+        return results
+    results["match"] = match_run(paths, args.match_games)
     played = results["tournament_reuse"]
     results["ceiling"] = transport_ceiling(
         work,
@@ -322,6 +354,39 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     return results
 
 
+def print_prestart(results: dict[str, Any]) -> None:
+    """Pre-start against none, per run: wall clock and CPU."""
+    runs = results["runs"]
+    print(f"  pre-start, {len(runs['tournament_reuse'])} alternating run(s) of each variant:")
+    for key, (label, _, _) in VARIANTS.items():
+        rows = runs[key]
+        rates = " ".join(f"{row['games_per_s']:.2f}" for row in rows)
+        cpu = " ".join(f"{row['cpu_per_game']:.3f}" for row in rows)
+        busy = " ".join(f"{row['machine_busy']:.0%}" for row in rows)
+        started = sum(row["prestarts"]["started"] for row in rows)
+        used = sum(row["prestarts"]["used"] for row in rows)
+        print(f"    {label:36s} games/s {rates} | CPU s/game {cpu} | machine busy {busy}")
+        if "prestart" in key:
+            print(f"    {'':36s} sets pre-started {started}, games played on one {used}")
+    for plain, ahead in (
+        ("tournament_reuse", "tournament_reuse_prestart"),
+        ("tournament_no_reuse", "tournament_no_reuse_prestart"),
+    ):
+        speed = [
+            a["games_per_s"] / b["games_per_s"]
+            for a, b in zip(runs[ahead], runs[plain], strict=True)
+        ]
+        cpu = [
+            a["cpu_per_game"] / b["cpu_per_game"]
+            for a, b in zip(runs[ahead], runs[plain], strict=True)
+        ]
+        print(
+            f"    {VARIANTS[ahead][0]} vs without: games/s x{statistics.median(speed):.2f} "
+            f"(runs {' '.join(f'{x:.2f}' for x in speed)}), CPU per game "
+            f"x{statistics.median(cpu):.2f}"
+        )
+
+
 def print_report(results: dict[str, Any]) -> None:
     """The table and the goals."""
     reuse = results["tournament_reuse"]
@@ -330,25 +395,22 @@ def print_report(results: dict[str, Any]) -> None:
         f"({results['boards']} boards), --parallel {results['parallel']}"
     )
     print(f"  {'':44s} {'games/s':>8s} {'hands/s':>8s} {'games':>6s} {'seconds':>8s}")
-    rows = [
-        ("tournament, process reuse (default)", results["tournament_reuse"]),
-        ("tournament, --no-reuse", results["tournament_no_reuse"]),
+    rows = [(label, results[key]) for key, (label, _, _) in VARIANTS.items()]
+    faults = sum(row["faults"] for rows in results["runs"].values() for row in rows)
+    faults += results["match"]["faults"] if "match" in results else 0
+    if faults:
+        print(f"  WARNING: {faults} bot fault(s): the figures are void")
+    if "match" not in results:
+        _print_rows(rows)
+        print_prestart(results)
+        return
+    rows += [
         ("arena match (3 processes for all games)", results["match"]),
         (f"transport ceiling ({results['parallel']} bare grpc.aio pairs)", results["ceiling"]),
         ("tournament through Ray, 2 local nodes", results["ray"]),
     ]
-    for label, row in rows:
-        if row is None:
-            print(f"  {label:44s} {'not measured':>8s}")
-            continue
-        games = row.get("games", "")
-        print(
-            f"  {label:44s} {row['games_per_s']:8.2f} {row['hands_per_s']:8.1f} "
-            f"{games!s:>6s} {row['seconds']:8.1f}"
-        )
-    faults = sum(results[k]["faults"] for k in ("tournament_reuse", "tournament_no_reuse", "match"))
-    if faults:
-        print(f"  WARNING: {faults} bot fault(s): the figures are void")
+    _print_rows(rows)
+    print_prestart(results)
     vs_match = reuse["games_per_s"] / results["match"]["games_per_s"]
     vs_ceiling = reuse["games_per_s"] / results["ceiling"]["games_per_s"]
     vs_fresh = reuse["games_per_s"] / results["tournament_no_reuse"]["games_per_s"]
@@ -388,10 +450,31 @@ def print_report(results: dict[str, Any]) -> None:
         )
 
 
+def _print_rows(rows: list[tuple[str, dict[str, Any] | None]]) -> None:
+    """One line per row: games/s, hands/s, games, seconds."""
+    for label, row in rows:
+        if row is None:
+            print(f"  {label:44s} {'not measured':>8s}")
+            continue
+        games = row.get("games", "")
+        print(
+            f"  {label:44s} {row['games_per_s']:8.2f} {row['hands_per_s']:8.1f} "
+            f"{games!s:>6s} {row['seconds']:8.1f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=6, help="boards of the round robin")
     parser.add_argument("--parallel", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="alternating runs of each local tournament variant"
+    )
+    parser.add_argument(
+        "--tournaments-only",
+        action="store_true",
+        help="only the local tournament variants (reuse and pre-start, with and without)",
+    )
     parser.add_argument("--match-games", type=int, default=60, help="games of the arena match")
     parser.add_argument(
         "--rating-games", type=int, default=10_000, help="0: skip the rating recompute"

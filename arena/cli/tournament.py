@@ -155,6 +155,10 @@ def _ladder_options(
 @click.option("--no-reuse", is_flag=True,
               help="Start fresh bot processes for every game (by default a seating's "
               "processes play its boards, never a deal twice: docs/security.md).")  # fmt: skip
+@click.option("--prestart", is_flag=True,
+              help="Start the next game's bot processes during the current game where no "
+              "live process may know its deal (local executor; off by default: it did "
+              "not pay on 2 busy cores, docs/scaling.md).")  # fmt: skip
 @executor_options
 @user_option
 @db_options
@@ -163,6 +167,7 @@ def run_command(
     parallel: int | None,
     follow: bool,
     no_reuse: bool,
+    prestart: bool,
     executor: str,
     ray_address: str | None,
     user: str | None,
@@ -177,7 +182,8 @@ def run_command(
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     if tournament.format == storage.LADDER_FORMAT:
-        _run_ladder(engine, name, parallel, follow, executor, ray_address, reuse=not no_reuse)
+        options = _pool_options(executor, reuse=not no_reuse, prestart=prestart)
+        _run_ladder(engine, name, parallel, follow, executor, ray_address, **options)
         print_standings(engine, name)
         return
     if tournament.format == VERSION_TEST_FORMAT and not follow:
@@ -195,7 +201,8 @@ def run_command(
             )
 
         try:
-            with open_executor(executor, ray_address, parallel, reuse=not no_reuse) as pool:
+            options = _pool_options(executor, reuse=not no_reuse, prestart=prestart)
+            with open_executor(executor, ray_address, parallel, **options) as pool:
                 asyncio.run(run_tournament(engine, name, pool, show))
         except StorageError as exc:
             raise click.ClickException(str(exc)) from None
@@ -215,10 +222,11 @@ def _run_ladder(
     ray_address: str | None = None,
     *,
     reuse: bool = True,
+    prestart: bool = False,
 ) -> None:
     """Play ladder *name* with a progress bar over its budget, and say why it stopped
     (on *executor*: ``local`` or ``ray`` at *ray_address*; *reuse*: keep a seating's bot
-    processes across its matches)."""
+    processes across its matches; *prestart*: start the next game's processes early)."""
     progress = progress_bar("ladder")
     with progress:
         task = progress.add_task(name, total=None, rate="")
@@ -233,7 +241,8 @@ def _run_ladder(
             )
 
         try:
-            with open_executor(executor, ray_address, parallel, reuse=reuse) as pool:
+            options = _pool_options(executor, reuse=reuse, prestart=prestart)
+            with open_executor(executor, ray_address, parallel, **options) as pool:
                 final = asyncio.run(run_ladder(engine, name, pool, show, follow=follow))
         except StorageError as exc:
             raise click.ClickException(str(exc)) from None
@@ -244,6 +253,19 @@ def _run_ladder(
     for label in final.entered:
         click.echo(f"entered {label} (its older version is retired)")
     click.echo(f"{name}: stopped after {final.matches} matches: {final.stopped}")
+
+
+def _pool_options(executor: str, *, reuse: bool, prestart: bool) -> dict[str, bool]:
+    """The executor's options for ``--no-reuse`` and ``--prestart``.
+
+    :raises click.BadParameter: for ``--prestart`` on another executor than ``local`` (a
+        Ray slot does not pre-start).
+    """
+    if not prestart:
+        return {"reuse": reuse}
+    if executor != "local":
+        raise click.BadParameter("pre-start needs --executor local", param_hint="--prestart")
+    return {"reuse": reuse, "prestart": True}
 
 
 @tournament_group.command("add")

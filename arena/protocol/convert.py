@@ -12,7 +12,9 @@ The code lives by message group, each module with its own tests under ``tests/pr
 - :mod:`arena.protocol.decisions`: decision requests and the bots' replies;
 - :mod:`arena.protocol.faults`: faults as told to a bot;
 - :mod:`arena.protocol.events`: ``Hello``, ``Welcome``, ``GameStart``, ``HandEnd`` and
-  ``GameEnd``.
+  ``GameEnd``;
+- :mod:`arena.protocol.memo`: the bounded, content-keyed caches through which the parts
+  every observation repeats are converted once.
 
 New code may import from the group module directly; this facade keeps the names the
 existing callers use.

@@ -90,9 +90,14 @@ def request_from_proto(msg: pb.DecisionRequest) -> DecisionRequest:
     )
 
 
-def decision_to_proto(decision: Decision, request_id: int) -> pb.ActionReply:
-    """The reply carrying *decision* for request *request_id* (the SDK's side)."""
-    reply = pb.ActionReply(request_id=request_id)
+def decision_to_proto(
+    decision: Decision, request_id: int, into: pb.ActionReply | None = None
+) -> pb.ActionReply:
+    """The reply carrying *decision* for request *request_id* (the SDK's side), written into
+    *into* (an empty message, such as the ``action_reply`` of the ``BotMessage`` to send,
+    which is then not copied; a new one if ``None``) and returned."""
+    reply = pb.ActionReply() if into is None else into
+    reply.request_id = request_id
     if isinstance(decision, Give):
         # SetInParent marks the variant even for a (malformed) give with no legs, so the
         # referee reports the real mistake rather than "no action".

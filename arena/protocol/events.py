@@ -16,14 +16,15 @@ from arena.game.rules import RuleSet
 from arena.game.state import HandLog, Seat
 from arena.protocol.faults import Fault, fault_from_proto, fault_to_proto
 from arena.protocol.observations import (
+    RULES,
+    SUMMARIES,
+    TRICKS,
     game_result_from_proto,
     game_result_to_proto,
-    hand_summary_from_proto,
     hand_summary_to_proto,
-    trick_from_proto,
     trick_to_proto,
 )
-from arena.protocol.rules import rules_from_proto, rules_to_proto
+from arena.protocol.rules import rules_to_proto
 from arena.protocol.wire import PROTOCOL_VERSION, ProtocolError, decode_seat
 from arena.v1 import arena_pb2 as pb
 
@@ -174,7 +175,7 @@ def game_start_from_proto(msg: pb.GameStart) -> GameStart:
         game_id=msg.game_id,
         game_number=msg.game_number,
         games_in_match=msg.games_in_match,
-        rules=rules_from_proto(msg.rules, "game_start.rules"),
+        rules=RULES(msg.rules, "game_start.rules"),  # the observations' rules, decoded once
         seat=decode_seat(msg.seat, "game_start.seat"),
         first_dealer=decode_seat(msg.first_dealer, "game_start.first_dealer"),
         players=(msg.players[0], msg.players[1], msg.players[2]),
@@ -221,11 +222,11 @@ def hand_end_from_proto(msg: pb.HandEnd) -> HandEnd:
     """
     if not msg.HasField("summary"):
         raise ProtocolError("hand_end.summary is not set")
+    # The tricks are the ones the seat's observations carried, the summary the next
+    # observations' history: the same caches decode each once.
     return HandEnd(
-        summary=hand_summary_from_proto(msg.summary, "hand_end.summary"),
-        tricks=tuple(
-            trick_from_proto(t, f"hand_end.tricks[{i}]") for i, t in enumerate(msg.tricks)
-        ),
+        summary=SUMMARIES(msg.summary, "hand_end.summary"),
+        tricks=TRICKS.each(msg.tricks, "hand_end.tricks"),
     )
 
 

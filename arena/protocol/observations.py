@@ -10,6 +10,8 @@ as the built-in policies.
 
 from __future__ import annotations
 
+from typing import Final
+
 from arena.game.cards import Card, Trump, card_texts
 from arena.game.ending import GameResult
 from arena.game.observation import (
@@ -21,6 +23,7 @@ from arena.game.observation import (
     TrickView,
 )
 from arena.protocol import enums
+from arena.protocol.memo import DecodeCache, EncodeCache
 from arena.protocol.rules import copy_rules_into, rules_from_proto
 from arena.protocol.wire import (
     ProtocolError,
@@ -62,8 +65,7 @@ def observation_to_proto(obs: Observation, into: pb.Observation | None = None) -
     _cards_and_exchange_into(msg, obs)
     if obs.trump is not None:
         msg.trump = enums.TRUMP.encode(obs.trump)
-    for trick in obs.tricks:
-        _trick_into(msg.tricks.add(), trick)
+    msg.tricks.extend(TRICK_MESSAGES.each(obs.tricks))
     if obs.current_trick is not None:
         _trick_into(msg.current_trick, obs.current_trick)
     msg.tricks_won.extend(obs.tricks_won)
@@ -72,8 +74,7 @@ def observation_to_proto(obs: Observation, into: pb.Observation | None = None) -
         msg.to_act = obs.to_act
     if obs.request is not None:
         _request_into(msg.request, obs.request)
-    for summary in obs.history:
-        _hand_summary_into(msg.history.add(), summary)
+    msg.history.extend(SUMMARY_MESSAGES.each(obs.history))
     if obs.result is not None:
         _game_result_into(msg.result, obs.result)
     return msg
@@ -104,6 +105,11 @@ def _cards_into(msg: pb.CardList, cards: tuple[Card, ...]) -> None:
 def observation_from_proto(msg: pb.Observation) -> Observation:
     """Rebuild the typed observation from its wire form (what the Python SDK gives bots).
 
+    The rules, the completed hands of ``history``, the completed ``tricks``, the exchange
+    legs and the shows come again in observation after observation, so each is decoded
+    once and then taken from a small cache keyed by its bytes (:mod:`arena.protocol.memo`);
+    the rest is decoded each time.
+
     :raises ProtocolError: if any field is malformed.
     """
     if not msg.HasField("rules"):
@@ -117,7 +123,7 @@ def observation_from_proto(msg: pb.Observation) -> Observation:
     return Observation(
         seat=decode_seat(msg.seat, "observation.seat"),
         ruleset=msg.ruleset,
-        rules=rules_from_proto(msg.rules, "observation.rules"),
+        rules=RULES(msg.rules, "observation.rules"),
         hand_number=msg.hand_number,
         dealer=decode_seat(msg.dealer, "observation.dealer"),
         contracts=decode_triple(msg.contracts, "observation.contracts"),
@@ -126,19 +132,11 @@ def observation_from_proto(msg: pb.Observation) -> Observation:
         previous_deltas=previous_deltas,
         dealt=decode_cards(msg.dealt, "observation.dealt"),
         hand=decode_cards(msg.hand, "observation.hand"),
-        exchange=tuple(
-            _leg_from_proto(leg, f"observation.exchange[{i}]") for i, leg in enumerate(msg.exchange)
-        ),
+        exchange=LEGS.each(msg.exchange, "observation.exchange"),
         trump=_trump_or_none(msg.trump, "observation.trump"),
         kitty_taken=msg.kitty_taken,
         kitty=decode_cards(msg.kitty.cards, "observation.kitty") if msg.HasField("kitty") else None,
-        shown=tuple(
-            ShowView(
-                decode_seat(s.to, f"observation.shown[{i}].to"),
-                decode_cards(s.cards, f"observation.shown[{i}].cards"),
-            )
-            for i, s in enumerate(msg.shown)
-        ),
+        shown=SHOWN.each(msg.shown, "observation.shown"),
         discard_done=msg.discard_done,
         discards=(
             decode_cards(msg.discards.cards, "observation.discards")
@@ -146,9 +144,7 @@ def observation_from_proto(msg: pb.Observation) -> Observation:
             else None
         ),
         pending_give=decode_cards(msg.pending_give, "observation.pending_give"),
-        tricks=tuple(
-            trick_from_proto(t, f"observation.tricks[{i}]") for i, t in enumerate(msg.tricks)
-        ),
+        tricks=TRICKS.each(msg.tricks, "observation.tricks"),
         current_trick=(
             trick_from_proto(msg.current_trick, "observation.current_trick")
             if msg.HasField("current_trick")
@@ -157,15 +153,8 @@ def observation_from_proto(msg: pb.Observation) -> Observation:
         tricks_won=decode_triple(msg.tricks_won, "observation.tricks_won"),
         phase=enums.PHASE.decode(msg.phase, "observation.phase"),
         to_act=decode_seat(msg.to_act, "observation.to_act") if msg.HasField("to_act") else None,
-        request=(
-            _request_from_proto(msg.request, "observation.request")
-            if msg.HasField("request")
-            else None
-        ),
-        history=tuple(
-            hand_summary_from_proto(h, f"observation.history[{i}]")
-            for i, h in enumerate(msg.history)
-        ),
+        request=_request_from_proto(msg.request) if msg.HasField("request") else None,
+        history=SUMMARIES.each(msg.history, "observation.history"),
         result=(
             game_result_from_proto(msg.result, "observation.result")
             if msg.HasField("result")
@@ -200,6 +189,10 @@ def _leg_from_proto(msg: pb.Leg, where: str) -> LegView:
             else None
         ),
     )
+
+
+def _show_from_proto(msg: pb.Show, where: str) -> ShowView:
+    return ShowView(decode_seat(msg.to, f"{where}.to"), decode_cards(msg.cards, f"{where}.cards"))
 
 
 def trick_to_proto(trick: TrickView) -> pb.Trick:
@@ -242,10 +235,12 @@ def _request_into(msg: pb.Request, request: Request) -> None:
     msg.discard_count = request.discard_count
 
 
-def _request_from_proto(msg: pb.Request, where: str) -> Request:
+def _request_from_proto(msg: pb.Request) -> Request:
+    # Only the observation's request is decoded, so its field names are constants.
+    where = "observation.request"
     return Request(
-        kind=enums.DECISION_KIND.decode(msg.kind, f"{where}.kind"),
-        cards=decode_cards(msg.cards, f"{where}.cards"),
+        kind=enums.DECISION_KIND.decode(msg.kind, "observation.request.kind"),
+        cards=decode_cards(msg.cards, "observation.request.cards"),
         trump_options=tuple(
             enums.TRUMP.decode(t, f"{where}.trump_options[{i}]")
             for i, t in enumerate(msg.trump_options)
@@ -319,3 +314,24 @@ def game_result_from_proto(msg: pb.GameResult, where: str = "result") -> GameRes
         scores=decode_triple(msg.scores, f"{where}.scores"),
         hands_played=msg.hands_played,
     )
+
+
+# The caches of the parts every observation repeats (arena.protocol.memo). Their limits
+# are far above what one game repeats, and memory stays small: a process playing several
+# games at once (a tournament's referee, a bot in many matches) keeps hitting.
+
+RULES: Final = DecodeCache(rules_from_proto, limit=8)
+"""Decoded rules: a process meets one rule set per match, a few at most."""
+LEGS: Final = DecodeCache(_leg_from_proto, limit=64)
+"""Decoded exchange legs: at most two a hand, the same once the exchange is over."""
+SHOWN: Final = DecodeCache(_show_from_proto, limit=64)
+"""Decoded dealer shows: at most two a hand, the same for the rest of it."""
+TRICKS: Final = DecodeCache(trick_from_proto, limit=256)
+"""Decoded completed tricks: up to 16 a hand, again at every decision of the hand."""
+SUMMARIES: Final = DecodeCache(hand_summary_from_proto, limit=256)
+"""Decoded hand summaries: every completed hand, again at every decision of the game (the
+limit is well above the default cap of 99 hands; a longer game stays correct, only slower)."""
+TRICK_MESSAGES: Final = EncodeCache(trick_to_proto, limit=256)
+"""Encoded completed tricks (the referee's side)."""
+SUMMARY_MESSAGES: Final = EncodeCache(hand_summary_to_proto, limit=256)
+"""Encoded hand summaries (the referee's side)."""

@@ -80,6 +80,19 @@ class Match:
         shared = f"unix:{server.directory}/shared-{secrets.token_hex(8)}.sock"
         await server.start(self.config.listen or shared)
 
+    async def start_bots(self) -> None:
+        """Start every seat's bot now (each up and its Hello said) rather than with the first
+        game, which then finds them ready: a tournament overlaps this start-up with a game
+        in flight (pre-start, :mod:`arena.tournament.player`).
+
+        :raises RuntimeError: if the match is not open.
+        :raises BotStartupError: if a bot cannot be started or does not connect in time.
+        """
+        if self._server is None:
+            raise RuntimeError("the match is not open: open() it first")
+        for runner in self.runners:
+            await runner.ensure_started(self._server, self.games.welcome(runner.seat))
+
     async def play(self, index: int, setup: GameSetup | None = None) -> dict[str, Any]:
         """Play game *index* (from 0) of the open match, or the game *setup* describes (then
         as a match of its own: its log cap starts afresh); its record.

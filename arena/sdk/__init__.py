@@ -18,7 +18,16 @@ A trained policy on the encoding of ``arena.envs.encoding`` becomes a bot with
 :class:`EncodedBot` (docs/rl.md).
 """
 
-from arena.game import (
+import os
+from typing import TYPE_CHECKING, Any
+
+from arena.protocol.grpc_env import configure_grpc
+
+# Before arena.sdk.bot imports grpc, which reads these once (arena.protocol.grpc_env says
+# why); a bot that imported grpc itself first keeps gRPC's defaults.
+configure_grpc(os.environ)
+
+from arena.game import (  # noqa: E402 - after gRPC's settings, like every import below
     CallTrump,
     Card,
     DecisionKind,
@@ -30,10 +39,26 @@ from arena.game import (
     Suit,
     Trump,
 )
-from arena.game.ending import GameResult
-from arena.protocol.convert import GameEnd, GameStart, HandEnd
-from arena.sdk.bot import Bot, BotRunError
-from arena.sdk.encoded import EncodedBot, EncodedPolicy, IllegalPolicyAction, PolicyFunction
+from arena.game.ending import GameResult  # noqa: E402
+from arena.protocol.convert import GameEnd, GameStart, HandEnd  # noqa: E402
+from arena.sdk.bot import Bot, BotRunError  # noqa: E402
+
+if TYPE_CHECKING:
+    from arena.sdk.encoded import EncodedBot, EncodedPolicy, IllegalPolicyAction, PolicyFunction
+
+_ENCODED = frozenset({"EncodedBot", "EncodedPolicy", "IllegalPolicyAction", "PolicyFunction"})
+"""Names of :mod:`arena.sdk.encoded`, imported on first use: most bots never touch the
+encoding, and every bot process pays its imports at start-up (docs/performance.md)."""
+
+
+def __getattr__(name: str) -> Any:
+    """The lazily imported names of :data:`_ENCODED` (PEP 562)."""
+    if name in _ENCODED:
+        from arena.sdk import encoded  # noqa: PLC0415 - lazy on purpose: start-up time
+
+        return getattr(encoded, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Bot",

@@ -146,8 +146,9 @@ class Bot:
         elif kind == "decision_request":
             request = convert.request_from_proto(message.decision_request)
             decision = self.decide(request.observation)
-            reply = convert.decision_to_proto(decision, request.request_id)
-            outbox.put_nowait(pb.BotMessage(action_reply=reply))
+            reply = pb.BotMessage()
+            convert.decision_to_proto(decision, request.request_id, into=reply.action_reply)
+            outbox.put_nowait(reply)
         elif kind == "hand_end":
             self.on_hand_end(convert.hand_end_from_proto(message.hand_end))
         elif kind == "game_end":

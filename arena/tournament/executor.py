@@ -6,7 +6,9 @@ finished game. A game the arena itself failed is played again, never reported as
 
 :class:`PoolExecutor` is the part every executor shares: the queue (deal separation, more
 jobs on demand, affinity of a slot for the seating it last played), one task per slot,
-arena-fault accounting and replacing a lost slot. A subclass only says how a slot is opened:
+arena-fault accounting, replacing a lost slot and, with ``prestart``, telling a slot which
+job it will likely take next (so it can start that job's bot processes during the current
+game: :mod:`arena.tournament.player`). A subclass only says how a slot is opened:
 :class:`LocalProcessExecutor` runs each slot as a worker process on this machine
 (``python -m arena.tournament.worker``); a distributed executor opens remote workers.
 """
@@ -21,10 +23,10 @@ import os
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, runtime_checkable
 
 from arena.referee.process import die_with_parent_prefix
-from arena.tournament.jobs import GameJob
+from arena.tournament.jobs import Deal, GameJob
 from arena.tournament.player import Reuse, reuse_scheme
 
 LOGGER = logging.getLogger(__name__)
@@ -94,6 +96,21 @@ class Slot(Protocol):
         ...
 
 
+@runtime_checkable
+class PrestartSlot(Slot, Protocol):
+    """A slot that can start the bot processes of the job it will likely take next while it
+    plays the current one (a local worker process; :meth:`GamePlayer.play`)."""
+
+    async def play_and_prestart(self, job: GameJob, upcoming: GameJob) -> dict[str, Any]:
+        """Play *job* as :meth:`Slot.play` does; meanwhile pre-start *upcoming*'s set if it
+        will need a fresh one and that is safe. The reply may say ``"prestarted": true``
+        (a set was pre-started) and ``"warm": true`` (*job* was played on one).
+
+        :raises WorkerLost: if the worker died.
+        """
+        ...
+
+
 class _Queue:
     """Jobs waiting to run, handed out so that no two running jobs share a deal.
 
@@ -105,6 +122,9 @@ class _Queue:
     other worker holds, so that two workers do not split one seating's boards between them
     (each would then start its own processes for it). A deal a worker has played stays
     that worker's until it is gone (:attr:`owners`): its kept processes may know the deal.
+    A worker may look ahead (:meth:`peek`) at the job it would take next, to pre-start its
+    processes; that job's key then counts as the worker's too, and comes second in its
+    preference.
     """
 
     def __init__(
@@ -120,43 +140,83 @@ class _Queue:
         """A worker is asking :attr:`more` (one at a time, outside the lock)."""
         self.holding: dict[object, Hashable] = {}
         """Per worker, the reuse key of the job it took last (its bot processes' key)."""
+        self.expecting: dict[object, Hashable] = {}
+        """Per worker, the reuse key of the job it looked ahead at (:meth:`peek`): it may
+        have pre-started processes for it."""
         self.owners: dict[tuple[str, int], object] = {}
         """Per deal, the worker that has played it: its kept bot processes may know the
         deal, so no other worker plays it until that worker is gone (:meth:`release`)."""
 
-    def _startable(self, prefer: Hashable | None, holder: object) -> int | None:
-        """The index of the job to hand out now, if any."""
+    def _startable(
+        self,
+        prefer: Hashable | None,
+        holder: object,
+        then: Hashable | None = None,
+        finishing: GameJob | None = None,
+    ) -> int | None:
+        """The index of the job to hand out now (or, with *finishing*, once that running
+        job is done), if any: one with key *prefer*, else one with key *then*, else one
+        whose key no other worker holds or expects, else the first that may start."""
         held = {key for who, key in self.holding.items() if who is not holder}
-        first = unheld = None
+        held.update(key for who, key in self.expecting.items() if who is not holder)
+        first = second = unheld = None
         for i, job in enumerate(self.waiting):
             if self.separate_deals and (
-                job.deal in self.running or self.owners.get(job.deal, holder) is not holder
+                self._busy(job.deal, finishing) or self.owners.get(job.deal, holder) is not holder
             ):
                 continue
             key = job.reuse_key
             if prefer is not None and key == prefer:
                 return i
+            if second is None and then is not None and key == then:
+                second = i
             if unheld is None and key not in held:
-                if prefer is None:
+                if prefer is None and then is None:
                     return i
                 unheld = i
             if first is None:
                 first = i
-        return unheld if unheld is not None else first
+        for found in (second, unheld):
+            if found is not None:
+                return found
+        return first
 
-    async def take(self, prefer: Hashable | None = None, holder: object = None) -> GameJob | None:
+    def _busy(self, deal: Deal, finishing: GameJob | None) -> bool:
+        """Whether a game of *deal* is running, *finishing* aside."""
+        running = self.running.get(deal, 0)
+        if finishing is not None and finishing.deal == deal:
+            running -= 1
+        return running > 0
+
+    def peek(self, current: GameJob, holder: object) -> GameJob | None:
+        """The job *holder*, now playing *current*, would take next if nothing changed
+        meanwhile (``None`` if none may start then); it now counts as the key *holder*
+        expects, so other workers prefer other keys. Nothing is taken."""
+        i = self._startable(current.reuse_key, holder, finishing=current)
+        if i is None:
+            self.expecting.pop(holder, None)
+            return None
+        job = self.waiting[i]
+        self.expecting[holder] = job.reuse_key
+        return job
+
+    async def take(
+        self, prefer: Hashable | None = None, holder: object = None, then: Hashable | None = None
+    ) -> GameJob | None:
         """The next job to run, or ``None`` when nothing is left to take.
 
-        A job with reuse key *prefer* comes first if one may start, then one whose key no
-        other *holder* (a worker's identity) took last.
+        A job with reuse key *prefer* comes first if one may start, then one with key
+        *then* (that of a pre-started set), then one whose key no other *holder* (a
+        worker's identity) took last or expects.
         """
         while True:
             async with self.changed:
                 while True:
-                    i = self._startable(prefer, holder)
+                    i = self._startable(prefer, holder, then)
                     if i is not None:
                         job = self.waiting.pop(i)
                         if holder is not None:
+                            self.expecting.pop(holder, None)
                             self.holding[holder] = job.reuse_key
                             self.owners[job.deal] = holder
                         self.running[job.deal] = self.running.get(job.deal, 0) + 1
@@ -183,6 +243,7 @@ class _Queue:
         """*holder*'s bot processes are gone: the deals it played are free for others."""
         async with self.changed:
             self.holding.pop(holder, None)
+            self.expecting.pop(holder, None)
             for deal in [d for d, who in self.owners.items() if who is holder]:
                 del self.owners[deal]
             self.changed.notify_all()
@@ -212,6 +273,7 @@ class PoolExecutor(ABC):
         *,
         separate_deals: bool = True,
         max_arena_faults: int = MAX_ARENA_FAULTS,
+        prestart: bool = False,
     ) -> None:
         self.parallel = max(1, parallel or os.cpu_count() or 1)
         self.separate_deals = separate_deals
@@ -220,6 +282,11 @@ class PoolExecutor(ABC):
         self.events: list[tuple[str, int]] = []
         """``("start" | "end", schedule_index)`` in the order they happened (tests and
         diagnostics: it shows which games overlapped)."""
+        self.prestart = prestart
+        """Tell each slot that can pre-start (:class:`PrestartSlot`) the job it will likely
+        take next, so it starts that job's bot processes during the current game."""
+        self.prestarts = {"started": 0, "used": 0}
+        """Sets pre-started, and games played on one (diagnostics and the benchmark)."""
 
     @abstractmethod
     async def open_slot(self) -> Slot:
@@ -264,20 +331,22 @@ class PoolExecutor(ABC):
         """One slot's loop: take a job, play it, report it; a lost slot is replaced."""
         slot: Slot | None = None
         prefer: Hashable | None = None
+        then: Hashable | None = None
+        """The reuse key of the job the slot looked ahead at (it may have pre-started it)."""
         holder = object()
         """This slot's identity in the queue; a replaced slot is a new one."""
         try:
-            while (job := await queue.take(prefer, holder)) is not None:
+            while (job := await queue.take(prefer, holder, then)) is not None:
                 again = False
                 try:
                     if slot is None:
                         slot = await self.open_slot()
                     self.events.append(("start", job.schedule_index))
                     try:
-                        reply = await slot.play(job)
+                        reply, then = await self._play(slot, job, queue, holder)
                     except WorkerLost as exc:
                         self.events.append(("end", job.schedule_index))
-                        lost, slot, prefer = slot, None, None
+                        lost, slot, prefer, then = slot, None, None, None
                         with contextlib.suppress(Exception):
                             await lost.close()
                         await queue.release(holder)
@@ -293,6 +362,23 @@ class PoolExecutor(ABC):
             if slot is not None:
                 await _close(slot)
             await queue.release(holder)
+
+    async def _play(
+        self, slot: Slot, job: GameJob, queue: _Queue, holder: object
+    ) -> tuple[dict[str, Any], Hashable | None]:
+        """*slot*'s reply for *job*, and the reuse key of the job it was told to pre-start.
+
+        :raises WorkerLost: if the slot's worker died.
+        """
+        ahead = slot if self.prestart and isinstance(slot, PrestartSlot) else None
+        upcoming = None if ahead is None else queue.peek(job, holder)
+        if ahead is not None and upcoming is not None:
+            reply = await ahead.play_and_prestart(job, upcoming)
+        else:
+            reply = await slot.play(job)
+        self.prestarts["started"] += bool(reply.get("prestarted"))
+        self.prestarts["used"] += bool(reply.get("warm"))
+        return reply, None if upcoming is None else upcoming.reuse_key
 
     async def _report(
         self,
@@ -349,7 +435,9 @@ class LocalProcessExecutor(PoolExecutor):
 
     By default (*reuse* ``True``) a worker keeps one seating's bot processes across its
     boards (:attr:`Reuse.SEATING`, :mod:`arena.tournament.player`); ``False`` starts fresh
-    ones for every game (``arena tournament run --no-reuse``).
+    ones for every game (``arena tournament run --no-reuse``). With *prestart* a worker
+    starts the next job's bot processes during the current game when that job needs fresh
+    ones and no live process of the worker knows its deal (``--prestart``).
     """
 
     def __init__(
@@ -359,8 +447,14 @@ class LocalProcessExecutor(PoolExecutor):
         separate_deals: bool = True,
         max_arena_faults: int = MAX_ARENA_FAULTS,
         reuse: bool | Reuse = True,
+        prestart: bool = False,
     ) -> None:
-        super().__init__(parallel, separate_deals=separate_deals, max_arena_faults=max_arena_faults)
+        super().__init__(
+            parallel,
+            separate_deals=separate_deals,
+            max_arena_faults=max_arena_faults,
+            prestart=prestart,
+        )
         self.reuse = reuse_scheme(reuse)
         """Which games share bot processes in a worker (tests alone pass the unsafe
         :attr:`Reuse.BOARD`, to show its danger)."""
@@ -384,7 +478,7 @@ class LocalProcessExecutor(PoolExecutor):
 
 
 class _WorkerProcess:
-    """A local worker process as a :class:`Slot`: one JSON line each way per job."""
+    """A local worker process as a :class:`PrestartSlot`: one JSON line each way per job."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         assert process.stdin is not None and process.stdout is not None
@@ -393,8 +487,15 @@ class _WorkerProcess:
         self.stdout = process.stdout
 
     async def play(self, job: GameJob) -> dict[str, Any]:
+        return await self._ask({"job": job.to_json()}, job)
+
+    async def play_and_prestart(self, job: GameJob, upcoming: GameJob) -> dict[str, Any]:
+        return await self._ask({"job": job.to_json(), "upcoming": upcoming.to_json()}, job)
+
+    async def _ask(self, message: dict[str, Any], job: GameJob) -> dict[str, Any]:
+        """Send *message* (one line, :mod:`arena.tournament.worker`) and read the reply."""
         try:
-            self.stdin.write((json.dumps(job.to_json()) + "\n").encode())
+            self.stdin.write((json.dumps(message) + "\n").encode())
             await self.stdin.drain()
             line = await self.stdout.readline()
         except (ConnectionError, BrokenPipeError) as exc:

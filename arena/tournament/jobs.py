@@ -16,6 +16,8 @@ from typing import Any, TypeAlias
 from arena.game.dealing import HMAC_SHUFFLE
 from arena.submission import ChecksumError, verify_checksum
 
+Deal: TypeAlias = tuple[str, int]
+"""A job's :attr:`GameJob.deal`: its shuffle and deal key."""
 ReuseKey: TypeAlias = tuple[tuple[tuple[str, str | None], ...], str, str, str, int, str]
 """A job's :attr:`GameJob.reuse_key`."""
 
@@ -47,7 +49,7 @@ class GameJob:
     """Per seat, ``name@version``, to name a version whose files changed."""
 
     @property
-    def deal(self) -> tuple[str, int]:
+    def deal(self) -> Deal:
         """What identifies the job's deals: games with equal deals never run at once."""
         return self.shuffle, self.seed
 

@@ -7,9 +7,9 @@ NIPS 2006), which is also how Kaggle's simulation competitions describe their ep
 scheduling (docs/ladder.md):
 
 * **Uncertain ratings play most.** New, uncertain submissions get more games until their
-  rating settles. Here a bot with fewer than ``min_games`` rated games is always at the
-  table (the one with fewest games first), and otherwise every weight below carries the
-  bots' variance ``sigma^2``.
+  rating settles. Here the bots with fewer than ``min_games`` rated games fill the seats
+  first (the one with fewest games, then the others by the third-seat weight below), and
+  otherwise every weight below carries the bots' variance ``sigma^2``.
 * **Close matches teach most.** TrueSkill's *match quality* (its draw probability relative
   to the best possible, the quantity Xbox Live matchmaking maximises) is highest where the
   outcome is least predictable, which is where a game moves the ratings most. Here the
@@ -121,7 +121,9 @@ def pick_table(
     else:
         seated = list(_uncertain_pair(ranked, rng))
     while len(seated) < 3:
-        seated.append(_opponent(ranked, seated, rng, settings))
+        # Newcomers fill the seats before anyone else.
+        waiting = [c for c in newcomers if c not in seated]
+        seated.append(_opponent(waiting or ranked, seated, rng, settings))
     return seated[0].key, seated[1].key, seated[2].key
 
 
@@ -138,15 +140,15 @@ def _uncertain_pair(ranked: Sequence[Contender], rng: random.Random) -> tuple[Co
 
 
 def _opponent(
-    ranked: Sequence[Contender],
+    pool: Sequence[Contender],
     seated: Sequence[Contender],
     rng: random.Random,
     settings: MatchmakerSettings,
 ) -> Contender:
-    """A bot for the next seat: close in rating to everyone seated and uncertain itself, or,
-    in a share ``explore`` of draws, anyone."""
+    """A bot from *pool* for the next seat: close in rating to everyone seated and uncertain
+    itself, or, in a share ``explore`` of draws, anyone in *pool*."""
     taken = {c.key for c in seated}
-    free = [c for c in ranked if c.key not in taken]
+    free = [c for c in pool if c.key not in taken]
     if rng.random() < settings.explore:
         return rng.choice(free)
     weights = []

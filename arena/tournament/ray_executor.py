@@ -38,6 +38,7 @@ from types import ModuleType
 from typing import Any, Final
 
 import arena
+from arena.protocol.grpc_env import grpc_settings
 from arena.submission import ChecksumError
 from arena.tournament.executor import (
     MAX_ARENA_FAULTS,
@@ -273,6 +274,9 @@ class RayExecutor(PoolExecutor):
             scheduling_strategy="SPREAD",
             max_restarts=0,
             max_task_retries=0,
+            # Ray's worker imports grpc before the referee can set it up: give the actor's
+            # process the referee's gRPC settings from its start (arena.protocol.grpc_env).
+            runtime_env={"env_vars": grpc_settings(os.environ)},
         ).remote(self.reuse.value)
         return _RaySlot(self, actor)
 

@@ -3,6 +3,11 @@ writes one JSON line per result on stdout: ``{"schedule_index": i, "record": {..
 ``{"schedule_index": i, "arena_fault": "..."}`` when the arena itself failed the game (the
 runner replays it and rates nothing), or ``{"schedule_index": i, "error": "..."}``.
 
+A job line is ``{"job": {...}}``, or ``{"job": {...}, "upcoming": {...}}`` when the runner
+pre-starts: *upcoming* is the job this worker will likely get next, whose bot processes
+the player may start during this game (:meth:`GamePlayer.play`); the reply then may carry
+``"prestarted": true`` and ``"warm": true``.
+
 Run by :class:`arena.tournament.executor.LocalProcessExecutor` under a parent-death
 signal, so a killed runner takes its workers (and their bots) with it. One event loop runs
 for the worker's whole life, in its main thread, so that a :class:`GamePlayer` can keep a
@@ -37,7 +42,12 @@ async def serve(reuse: Reuse) -> None:
         while line := await reader.readline():
             if not line.strip():
                 continue
-            reply = await player.play(GameJob.from_json(json.loads(line)))
+            message = json.loads(line)
+            upcoming = message.get("upcoming")
+            reply = await player.play(
+                GameJob.from_json(message["job"]),
+                None if upcoming is None else GameJob.from_json(upcoming),
+            )
             out.write(json.dumps(reply, separators=(",", ":")) + "\n")
             out.flush()
     finally:

@@ -91,6 +91,16 @@ def test_decision_round_trip(decision: Decision) -> None:
     assert decision_from_proto(reply) == decision
 
 
+@pytest.mark.parametrize("decision", DECISIONS, ids=str)
+def test_reply_written_into_the_bot_message_is_the_reply_wrapped(decision: Decision) -> None:
+    """The SDK writes the reply into the BotMessage it sends: the same bytes as wrapping it."""
+    wrapped = pb.BotMessage(action_reply=decision_to_proto(decision, 7))
+    message = pb.BotMessage()
+    decision_to_proto(decision, 7, into=message.action_reply)
+    assert message.SerializeToString() == wrapped.SerializeToString()
+    assert message.WhichOneof("message") == "action_reply"
+
+
 def test_give_keeps_plan_order_and_card_order() -> None:
     give = Give((cards("9D 3S"), cards("KC 2H")))
     reply = decision_to_proto(give, 1)

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.protocol.grpc_env import VARIABLES as GRPC_VARIABLES
+
 NODE_START_S = 60.0
 """How long one ``ray start`` may take on a loaded machine."""
 FAST_HEALTH_CHECKS = {
@@ -140,6 +142,8 @@ def local_cluster(extra_env: Mapping[str, str] | None = None, nodes: int = 2) ->
     auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
     env = {**os.environ, **auth, "RAY_USAGE_STATS_ENABLED": "0", **(extra_env or {})}
     env.pop("RAY_ADDRESS", None)
+    for name in GRPC_VARIABLES:  # as from an operator's shell: the referee's gRPC settings
+        env.pop(name, None)  # reach the actors through their runtime environment only
     saved = {name: os.environ.get(name) for name in (*auth, "RAY_ADDRESS")}
     found = Cluster(f"127.0.0.1:{port}", work, env)
     os.environ.update(auth)

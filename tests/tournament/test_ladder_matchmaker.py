@@ -56,6 +56,13 @@ def test_newcomers_sit_at_every_table_until_they_have_their_games() -> None:
     newcomer = Contender(99, 25.0, 8.3, 3)
     tables = [pick_table([*bots, newcomer], random.Random(s)) for s in range(300)]
     assert all(99 in table for table in tables)
+    # Two newcomers both sit at every table, whatever their ratings.
+    other = Contender(98, 40.0, 8.3, 5)
+    tables = [pick_table([*bots, newcomer, other], random.Random(s)) for s in range(300)]
+    assert all({98, 99} <= set(table) for table in tables)
+    settled_other = Contender(98, 40.0, 8.3, MatchmakerSettings().min_games)
+    tables = [pick_table([*bots, newcomer, settled_other], random.Random(s)) for s in range(300)]
+    assert not all(98 in table for table in tables)  # the control
     # The control: with its minimum games played (and a settled sigma) it is one bot
     # among eleven.
     settled = Contender(99, 25.0, 1.0, MatchmakerSettings().min_games)

@@ -37,6 +37,7 @@ import pytest
 from arena import storage
 from arena.cli import main
 from arena.cli.executors import open_executor
+from arena.protocol.grpc_env import LISTENER_EXPERIMENT
 from arena.storage.database import open_database
 from arena.tournament.executor import LocalProcessExecutor
 from arena.tournament.ray_executor import (
@@ -158,6 +159,25 @@ def _bot_processes() -> list[str]:
     return found
 
 
+def _actor_grpc_experiments() -> list[str]:
+    """``GRPC_EXPERIMENTS`` in the environment of every live game-slot actor process
+    playing a game of the tournament ``killed``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            # An actor's process title is the task it runs: ray::<tournament>-<game>.
+            if not Path(f"/proc/{entry}/cmdline").read_bytes().startswith(b"ray::killed-"):
+                continue
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        values = [v for v in environ if v.startswith(b"GRPC_EXPERIMENTS=")]
+        found.append(values[0].decode().partition("=")[2] if values else "<unset>")
+    return found
+
+
 def _assert_no_bot_survives(wait_s: float = 15.0) -> None:
     deadline = time.monotonic() + wait_s
     while alive := _bot_processes():
@@ -209,6 +229,7 @@ def test_a_tournament_across_two_nodes_then_with_one_killed_mid_run(
     # Bot processes alive when the node is killed: the control that the scan for
     # survivors sees this module's bots at all.
     playing: list[str] = []
+    actor_experiments: list[str] = []
 
     async def kill_once_it_played() -> str:
         """SIGKILL the second node once it finished a game (so it is playing the next)."""
@@ -217,6 +238,7 @@ def test_a_tournament_across_two_nodes_then_with_one_killed_mid_run(
             if mine and mine[0] in executor.played_on.values():
                 cluster.remember_processes()
                 playing.extend(_bot_processes())
+                actor_experiments.extend(_actor_grpc_experiments())
                 second.kill()
                 return mine[0]
             await asyncio.sleep(0.02)
@@ -240,6 +262,9 @@ def test_a_tournament_across_two_nodes_then_with_one_killed_mid_run(
     assert len(survivors) >= GAMES // 2, "the head did not take over"
     assert playing, "the scan for bot processes found none while games were played"
     _assert_no_bot_survives()
+    # The actors' referees run with the referee's gRPC settings (Ray imports grpc first).
+    assert actor_experiments, "the scan found no game-slot actor"
+    assert all(f"-{LISTENER_EXPERIMENT}" in value for value in actor_experiments)
 
 
 # ---------------------------------------------------------------------------------------
