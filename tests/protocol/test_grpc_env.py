@@ -74,10 +74,12 @@ sys.meta_path.insert(0, Watch())
 """
 
 
-def experiments_at_grpc_import(imports: str) -> str:
-    """GRPC_EXPERIMENTS when a fresh interpreter running *imports* first imported grpc."""
-    code = SEEN_AT_GRPC_IMPORT + textwrap.dedent(imports) + "\nprint(seen[0])\n"
+def run_python(code: str, experiments: str | None = None) -> subprocess.CompletedProcess[str]:
+    """*code* run by a fresh interpreter with the user's *experiments* in GRPC_EXPERIMENTS
+    (``None``: unset); it must succeed."""
     env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    if experiments is not None:
+        env["GRPC_EXPERIMENTS"] = experiments
     done = subprocess.run(
         [sys.executable, "-c", code],
         env=env,
@@ -87,7 +89,13 @@ def experiments_at_grpc_import(imports: str) -> str:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return done
+
+
+def experiments_at_grpc_import(imports: str) -> str:
+    """GRPC_EXPERIMENTS when a fresh interpreter running *imports* first imported grpc."""
+    code = SEEN_AT_GRPC_IMPORT + textwrap.dedent(imports) + "\nprint(seen[0])\n"
+    return run_python(code).stdout.strip()
 
 
 @pytest.mark.parametrize(
@@ -122,19 +130,7 @@ asyncio.run(serve())
 def grpc_log(experiments: str | None) -> str:
     """What gRPC writes to stderr while the referee's doors module serves, with the user's
     *experiments* (``None``: unset)."""
-    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
-    if experiments is not None:
-        env["GRPC_EXPERIMENTS"] = experiments
-    done = subprocess.run(
-        [sys.executable, "-c", SERVE],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stderr
+    return run_python(SERVE, experiments).stderr
 
 
 def test_the_installed_grpc_knows_our_experiments() -> None:

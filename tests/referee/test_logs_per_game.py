@@ -8,20 +8,17 @@ wait (the old behaviour), finds a game's END line in the next game's record.
 
 from __future__ import annotations
 
-import asyncio
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from arena.game.rules import PRESETS
 from arena.protocol.wire import OUTPUT_MARK
-from arena.referee.manifest import load_manifest
-from arena.referee.match import MatchConfig, play_match
+from arena.referee.match import MatchConfig
 from arena.referee.process import LogCapture
 from arena.referee.seat import SeatRunner
 from arena.referee.timecontrol import TimeControl
+from tests.referee.zoo_support import end_lines
 
 MEMORY = Path(__file__).resolve().parents[1] / "tournament" / "memory_bot"
 CONTROL = TimeControl.parse("decision=30000,bank=120000,grace=500,startup=30000")
@@ -29,21 +26,7 @@ CONTROL = TimeControl.parse("decision=30000,bank=120000,grace=500,startup=30000"
 
 def _ends() -> list[tuple[str, list[list[str]]]]:
     """Per game of a 3-game match of memory bots: its id and each seat's END lines."""
-    bot = load_manifest(MEMORY)
-    config = MatchConfig(PRESETS["classic"], 3, 5, CONTROL)
-    records: list[dict[str, Any]] = asyncio.run(play_match([bot, bot, bot], config)).records
-    for record in records:
-        assert all(OUTPUT_MARK.decode() not in str(logs) for logs in record["bot_logs"])
-    return [
-        (
-            record["game_id"],
-            [
-                re.findall(r"^END (\S+)$", logs["stderr"], re.MULTILINE)
-                for logs in record["bot_logs"]
-            ],
-        )
-        for record in records
-    ]
+    return end_lines(MEMORY, MatchConfig(PRESETS["classic"], 3, 5, CONTROL))
 
 
 def test_output_after_the_last_decision_is_charged_to_its_game() -> None:

@@ -11,15 +11,13 @@ stretch the bot's 30 ms past it; the default is a trade-off the tests do not pin
 
 from __future__ import annotations
 
-import asyncio
-import re
 from dataclasses import replace
 from pathlib import Path
 
 from arena.game.rules import PRESETS
-from arena.referee.manifest import load_manifest
-from arena.referee.match import MatchConfig, play_match
+from arena.referee.match import MatchConfig
 from arena.referee.timecontrol import TimeControl
+from tests.referee.zoo_support import end_lines
 
 UNMARKED = Path(__file__).resolve().parent / "zoo" / "unmarked"
 CONTROL = TimeControl.parse("decision=30000,bank=120000,grace=500,startup=30000")
@@ -27,19 +25,8 @@ CONTROL = TimeControl.parse("decision=30000,bank=120000,grace=500,startup=30000"
 
 def _ends(quiet_ms: int) -> list[tuple[str, list[list[str]]]]:
     """Per game of a 3-game match of unmarked bots: its id and each seat's END lines."""
-    bot = load_manifest(UNMARKED)
     config = replace(MatchConfig(PRESETS["classic"], 3, 5, CONTROL), log_quiet_ms=quiet_ms)
-    records = asyncio.run(play_match([bot, bot, bot], config)).records
-    return [
-        (
-            record["game_id"],
-            [
-                re.findall(r"^END (\S+)$", logs["stderr"], re.MULTILINE)
-                for logs in record["bot_logs"]
-            ],
-        )
-        for record in records
-    ]
+    return end_lines(UNMARKED, config)
 
 
 def test_an_unmarked_bots_output_after_its_game_is_charged_to_that_game() -> None:

@@ -15,6 +15,7 @@ from arena.game import PRESETS, GameState
 from arena.game.actions import CallTrump, Discard, Give, Play
 from arena.game.cards import Card, Trump, parse_cards
 from arena.game.record import replay_record
+from arena.protocol.wire import OUTPUT_MARK
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import MatchConfig, MatchResult, SeatSpec, play_match
 from arena.referee.timecontrol import TimeControl
@@ -144,3 +145,23 @@ STARTED = re.compile(r"(\w+) started pid=(\d+)")
 def started_pids(stderr: str) -> list[int]:
     """Pids a zoo bot announced on stderr (one per process start)."""
     return [int(m[2]) for m in STARTED.finditer(stderr)]
+
+
+def end_lines(bot: Path, config: MatchConfig) -> list[tuple[str, list[list[str]]]]:
+    """Per game of a match of three copies of *bot* (a memory bot, or any bot that prints
+    ``END <game_id>`` after a game): its id and each seat's END lines. No output mark is
+    left in any record."""
+    manifest = load_manifest(bot)
+    records: list[dict[str, Any]] = asyncio.run(play_match([manifest] * 3, config)).records
+    for record in records:
+        assert all(OUTPUT_MARK.decode() not in str(logs) for logs in record["bot_logs"])
+    return [
+        (
+            record["game_id"],
+            [
+                re.findall(r"^END (\S+)$", logs["stderr"], re.MULTILINE)
+                for logs in record["bot_logs"]
+            ],
+        )
+        for record in records
+    ]
