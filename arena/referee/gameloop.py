@@ -152,16 +152,34 @@ class GameLoop:
     async def _start_bots(
         self, server: RefereeServer, faults: list[dict[str, Any]], autopilot: list[bool]
     ) -> None:
-        """(Re)start every bot seat that needs it; a bot that fails is a startup fault."""
-        for runner in self.runners:
-            if self.config.fresh_process_per_game and runner.healthy:
-                await runner.stop()
-            try:
-                await runner.ensure_started(server, self.welcome(runner.seat))
-            except BotError as error:
-                faults.append(fault_record(runner.seat, 0, "startup", error, runner.logs.tail()))
+        """(Re)start every bot seat that needs it; a bot that fails is a startup fault.
+
+        The seats start at once, so a new set of processes is ready after its slowest bot's
+        start-up, not after the sum of the three (most of a start is the bot's own
+        interpreter and imports, waiting for which left a core idle). The outcome is
+        taken in seat order: the same faults, in the same order, as one after another; an
+        arena fault of any seat is raised once every seat's start has ended.
+        """
+        outcomes = await asyncio.gather(
+            *(self._start_seat(server, runner) for runner in self.runners),
+            return_exceptions=True,
+        )
+        arena_fault: BaseException | None = None
+        for runner, outcome in zip(self.runners, outcomes, strict=True):
+            if isinstance(outcome, BotError):
+                faults.append(fault_record(runner.seat, 0, "startup", outcome, runner.logs.tail()))
                 autopilot[runner.seat] = True
                 await runner.stop(kill=True)
+            elif outcome is not None and arena_fault is None:
+                arena_fault = outcome
+        if arena_fault is not None:
+            raise arena_fault
+
+    async def _start_seat(self, server: RefereeServer, runner: SeatRunner) -> None:
+        """Start *runner*'s bot if it needs it (a fresh one per game if so configured)."""
+        if self.config.fresh_process_per_game and runner.healthy:
+            await runner.stop()
+        await runner.ensure_started(server, self.welcome(runner.seat))
 
     def _broadcast(
         self, state: GameState, setup: GameSetup, labels: list[str], autopilot: list[bool]

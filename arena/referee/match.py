@@ -90,8 +90,14 @@ class Match:
         """
         if self._server is None:
             raise RuntimeError("the match is not open: open() it first")
-        for runner in self.runners:
-            await runner.ensure_started(self._server, self.games.welcome(runner.seat))
+        server = self._server
+        outcomes = await asyncio.gather(
+            *(r.ensure_started(server, self.games.welcome(r.seat)) for r in self.runners),
+            return_exceptions=True,
+        )
+        for outcome in outcomes:  # all at once, as a game starts them; the first in seat order
+            if outcome is not None:
+                raise outcome
 
     async def play(self, index: int, setup: GameSetup | None = None) -> dict[str, Any]:
         """Play game *index* (from 0) of the open match, or the game *setup* describes (then

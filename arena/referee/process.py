@@ -221,12 +221,15 @@ class BotProcess:
         else:
             argv = [*die_with_parent_prefix(), *manifest.run]
             run_env, run_cwd = dict(env), str(directory)
+        stdin = asyncio.subprocess.DEVNULL
+        if launch is not None and launch.ready_writer is not None:
+            stdin = launch.ready_writer  # the chain's last step puts /dev/null in its place
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
                 cwd=run_cwd,
                 env=run_env,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=stdin,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
@@ -246,6 +249,12 @@ class BotProcess:
     def pid(self) -> int:
         """The process id (also its process group id)."""
         return self.process.pid
+
+    def setup_finished(self) -> bool:
+        """Whether everything of the arena's before the bot's command is done: the
+        sandbox's chain said so (:meth:`Launch.setup_finished`). Always true with the
+        sandbox off, where the bot's command follows ``setpriv`` at once."""
+        return self.launch is None or self.launch.setup_finished()
 
     @property
     def exited(self) -> bool:

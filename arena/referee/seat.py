@@ -5,8 +5,9 @@ and its captured output. On a bot's first fault in a game it tells the bot, keep
 stderr tail for the record and kills the process; the next game starts a new one. It
 also decides whose fault a failed start is: a bot whose own command cannot run gets a
 startup fault, while the host's failure (no descriptors, memory or processes, a sandbox
-that cannot be set up) is an :class:`~arena.referee.errors.ArenaFault`, never charged to
-a bot. The game loop (:mod:`arena.referee.gameloop`) only asks and records.
+that cannot be set up, a sandbox chain that ends or stalls before its ready signal) is an
+:class:`~arena.referee.errors.ArenaFault`, never charged to a bot. The game loop
+(:mod:`arena.referee.gameloop`) only asks and records.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from arena.referee.errors import ArenaFault, BotError, BotStartupError, FaultKin
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess, LogCapture, bot_environment
 from arena.referee.session import Session
+from arena.sandbox import chain
 from arena.sandbox.config import SandboxError
 from arena.v1 import arena_pb2 as pb
 
@@ -67,6 +69,7 @@ class SeatRunner:
         """Make sure a healthy bot is connected to this seat.
 
         :raises BotStartupError: if it cannot be started or does not connect in time.
+        :raises ArenaFault: if the host or the sandbox failed before the bot's command ran.
         """
         alive = self.process is None or not self.process.exited  # it may exit between games
         if not self.is_bot or (
@@ -104,6 +107,8 @@ class SeatRunner:
             waiter.cancel()
         if not session.connected.is_set():
             server.service.forget(session)
+            if self.process is not None and not self.process.setup_finished():
+                raise await self._setup_failure(self.process, limit_s)
             if self.process is not None and self.process.exited:
                 code = self.process.process.returncode
                 raise BotStartupError(f"exited with code {code} before connecting")
@@ -112,24 +117,42 @@ class SeatRunner:
             raise session.inbox.get_nowait()
         if isinstance(self.spec, RemoteSeat) and session.hello is not None:
             self.remote_label = f"{session.hello.bot_name}@{session.hello.bot_version}"
+        if self.process is not None:
+            self.process.setup_finished()  # the signal is in (the bot ran): frees its pipe
         self.healthy = True
 
     async def _spawn(self, env: dict[str, str]) -> BotProcess:
         """Start the bot's process, once.
 
         There used to be one retry here for "a sandboxed spawn seen to fail once with ENOENT
-        under parallel workers". No cause was found for it in the current launch (issue 14):
-        the chain's first program and working directory are absolute paths that always
-        exist (``/`` under bubblewrap), and what parallel referees share is guarded: private
-        directories by their owner lock against another referee's sweep, uids by their
-        lease, cgroups by their referee's pid (1,000 concurrent spawns and matches in 3-4
-        processes reproduced nothing). A failure that is the host's is an
-        :class:`ArenaFault`, which a tournament replays; one naming the bot's own command
-        would fail the same way again, so a retry only hid the first kind and delayed the
-        second.
+        under parallel workers". Its cause is found and fixed in
+        :func:`arena.sandbox.cgroups.sweep_stale`: two fresh referees swept the same dead
+        referee's cgroup, and the second one's ``iterdir`` raised ENOENT out of the probe.
+        A failure that is the host's is an :class:`ArenaFault`, which a tournament replays;
+        one naming the bot's own command would fail the same way again, so a retry only hid
+        the first kind and delayed the second.
         """
         assert isinstance(self.spec, BotManifest)
         return await BotProcess.start(self.spec, env, self.logs, sandbox=self.config.sandbox)
+
+    async def _setup_failure(self, process: BotProcess, limit_s: float) -> ArenaFault:
+        """The sandbox's chain exited, or was still setting up at the startup limit, before
+        its last step signalled: the arena's failure, whatever the exit status (a bot
+        cannot fake one: its command had not run). Stops the process; the fault names the
+        failed step when its error line does, with the chain's stderr tail."""
+        code = process.process.returncode
+        await self.stop(kill=True)  # its output is all in after this
+        step = chain.failed_step(bytes(self.logs.stderr_tail).decode("utf-8", "replace"))
+        where = f" (in {step})" if step else ""
+        if code is None:
+            what = f"did not reach the bot's command within {limit_s * 1000:.0f} ms"
+        else:
+            what = f"exited with code {code} before the bot's command ran"
+        tail = self.logs.tail()
+        return ArenaFault(
+            f"the sandbox could not start {self.label}{where}: its chain {what}"
+            + (f": {tail}" if tail else "")
+        )
 
     async def stop(self, *, kill: bool = False) -> None:
         """End the session and the process (asked nicely unless *kill*)."""

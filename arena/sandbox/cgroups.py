@@ -218,14 +218,23 @@ def hierarchy() -> Hierarchy | None:
 def sweep_stale(found: Hierarchy) -> list[Path]:
     """Kill the bots of referees that died without cleaning up (SIGKILL, power loss of a
     container...) and remove their cgroups: every ``arena-<pid>`` beside ours whose
-    referee is gone. Returns the base cgroups removed."""
+    referee is gone. Returns the base cgroups removed.
+
+    Referees that start together (a tournament's parallel workers, pytest-xdist workers)
+    sweep the same leftovers at once, so each step takes "already gone" as done. A
+    cgroup another sweeper removed between our listing and our look inside is skipped:
+    that look used to raise ENOENT out of the probe, and so out of the referee's first
+    spawn (the rare spawn failure under parallel workers, issue 14)."""
     removed = []
     for base in found.bases.values():
         for stale in base.parent.glob("arena-*"):
             pid = stale.name.removeprefix("arena-")
             if stale == base or not pid.isdigit() or Path(f"/proc/{pid}").exists():
                 continue
-            bots = [p for p in stale.iterdir() if p.is_dir() and p.name.startswith("bot-")]
+            try:
+                bots = [p for p in stale.iterdir() if p.is_dir() and p.name.startswith("bot-")]
+            except FileNotFoundError:
+                continue  # another referee swept it first
             BotCgroup(found, bots).remove()
             with contextlib.suppress(OSError):
                 stale.rmdir()

@@ -5,7 +5,9 @@ and execs the next (:mod:`arena.sandbox.launch`, :mod:`arena.sandbox.build_sandb
 The steps they have in common are written once here, so a build cannot drift to weaker
 words than a bot gets at play: joining the cgroup, dying with the arena, dropping the uid
 and capabilities, rlimits, the two-line ``/etc/passwd`` and ``/etc/group``, and removing
-what a bot uid left where the arena may not enter.
+what a bot uid left where the arena may not enter. The last step of a bot's chain, which
+tells the referee that the arena's part worked (:func:`ready_step`), and the names the
+steps give their errors (:func:`failed_step`) are here too.
 """
 
 from __future__ import annotations
@@ -21,6 +23,23 @@ JOIN_CGROUP = (
     'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; '
     'unset PWD OLDPWD; exec "$@"'  # the shell exports PWD: keep the environment clean
 )
+
+READY_SCRIPT = (
+    "unset PWD OLDPWD; exec 3>&0 0</dev/null; printf R >&3 || exit 125; exec 3>&-; "
+    'exec "$@"'  # the shell exports PWD (as bubblewrap does): keep the environment clean
+)
+READY_BYTE = b"R"
+"""What the chain's last step writes on the ready pipe just before it execs the bot."""
+
+STEPS = {
+    "arena-cgroup": "the cgroup join",
+    "setpriv": "setpriv",
+    "bwrap": "bubblewrap",
+    "prlimit": "prlimit",
+    "arena sandbox": "the exec wrapper (confine.py)",
+    "arena-ready": "the ready step",
+}
+"""How each step of a chain starts its error lines, and its name in an arena fault."""
 
 Rlimits = dict[str, tuple[int, int]]
 """prlimit's resource names (``data``, ``nofile``, ...) and their (soft, hard) values."""
@@ -77,6 +96,32 @@ def rlimit_step(caps: Capabilities, values: Rlimits, confine: dict[str, object])
         confine["rlimits"] = values
         return []
     return [caps.prlimit, *(f"--{k}={s}:{h}" for k, (s, h) in values.items()), "--"]
+
+
+def ready_step() -> list[str]:
+    """``sh -c '...; exec "$@"'``: the last step of a bot's chain, which tells the referee
+    that everything of the arena's before the bot has worked.
+
+    The chain's stdin is the write end of a pipe only the referee reads
+    (:meth:`arena.sandbox.launch.Launch.setup_finished`). This step opens ``/dev/null``
+    as stdin for the bot, writes :data:`READY_BYTE` to the pipe, closes its last copy
+    and execs the bot's command: nothing of the arena's that can fail comes after the
+    signal, and the bot never holds the pipe, so a chain that ends without the signal
+    failed in the arena's hands (a bot that exits early cannot pass for one: the signal
+    came before it ran). It is stdin because dash, the usual ``/bin/sh``, can only name
+    descriptors 0-9 and the referee cannot choose the number a passed descriptor gets
+    without running Python between fork and exec.
+    """
+    return ["/bin/sh", "-c", READY_SCRIPT, "arena-ready"]
+
+
+def failed_step(stderr: str) -> str | None:
+    """The step of a chain named by the last error line in *stderr* that names one."""
+    for line in reversed(stderr.splitlines()):
+        step = STEPS.get(line.split(":", 1)[0].strip())
+        if step is not None:
+            return step
+    return None
 
 
 def identity(etc: Path, name: str, uid: int, home: str) -> list[tuple[str, str]]:

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 EXIT_SETUP = 125
-"""Exit status when the sandbox cannot be set up (as ``env``/``chroot`` do)."""
+"""Exit status when the sandbox cannot be set up (as ``env``/``chroot`` do). A bot may
+exit with it too: the referee tells the two apart by the chain's ready signal, which
+comes after this wrapper (:func:`arena.sandbox.chain.ready_step`), never by the status."""
 
 RLIMITS = {
     "cpu": resource.RLIMIT_CPU,

@@ -9,7 +9,12 @@ threads make that unsafe) and every step is an ordinary, inspectable command lin
     bwrap ... -- setpriv --reuid U ...                  or: namespaces first, then the uid
     prlimit --cpu=... --data=... --                     rlimits
     python -I -S confine.py SPEC --                     Landlock + seccomp (no bubblewrap)
+    sh -c 'printf R >&3; exec "$@"'                     tell the referee: the bot is next
     <the bot's run command>
+
+The chain's stdin is the write end of the ready pipe, which only its last step writes
+to (:func:`chain.ready_step`): an exit before that signal is the arena's failure
+(bubblewrap's setup, a helper, the cgroup join), never the bot's, which had not run.
 
 A :class:`Launch` owns what the chain needs (a leased uid, the private directories, the
 cgroup, a seccomp program) and gives all of it back in :meth:`Launch.cleanup`, which kills
@@ -26,7 +31,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,10 +67,15 @@ class Launch:
     """Landlock inside bubblewrap, for its TCP rule alone (the referee is on TCP)."""
     sized: bool = False
     """HOME and TMPDIR are tmpfs mounts of bounded size (:mod:`arena.sandbox.quota`)."""
+    ready_writer: int | None = None
+    """The write end of the ready pipe: the chain's stdin (:func:`chain.ready_step`)."""
     _owner: int = -1
     """The ``flock``-ed owner lock of the private directory (:func:`quota.hold`)."""
     _lease: uids.UidLease | None = None
     _fds: list[int] = field(default_factory=list)
+    _ready: int = -1
+    """The read end of the ready pipe (non-blocking), until the signal or the end is read."""
+    _set_up: bool = False
 
     @property
     def layers(self) -> frozenset[Layer]:
@@ -78,12 +87,30 @@ class Launch:
             layers.add(Layer.LANDLOCK)
         return frozenset(layers)
 
+    def setup_finished(self) -> bool:
+        """Whether the chain's last step has said it is exec-ing the bot's command (read
+        without waiting: the signal is in the pipe before the bot runs)."""
+        if self._set_up or self._ready < 0:
+            return self._set_up
+        try:
+            self._set_up = os.read(self._ready, 1) == chain.READY_BYTE
+        except BlockingIOError:
+            return False  # not yet: the chain is still setting up
+        self._close_ready()  # the signal, or the end of a chain that never sent it
+        return self._set_up
+
+    def _close_ready(self) -> None:
+        if self._ready >= 0:
+            os.close(self._ready)
+            self._ready = -1
+
     def started(self) -> None:
         """The process is started: close our copies of the descriptors it inherited."""
         for fd in self._fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._fds.clear()
+        self.ready_writer = None
 
     def kill(self) -> None:
         """SIGKILL everything of the bot that the sandbox can reach (cgroup, uid) now."""
@@ -98,6 +125,7 @@ class Launch:
         """Kill what is left of the bot, remove its cgroup, wipe its private directory
         and give its uid back. Safe to call twice."""
         self.started()
+        self._close_ready()
         if self.cgroup is not None:
             await asyncio.to_thread(self.cgroup.remove)
             self.cgroup = None
@@ -130,6 +158,10 @@ async def prepare(
     launch = Launch(argv=[], env=dict(env), cwd=str(directory), plan=active)
     try:
         await _prepare(launch, config, caps, directory, run)
+        # Both ends close-on-exec: the spawn makes the writer the chain's stdin, nothing else.
+        launch._ready, launch.ready_writer = os.pipe()
+        launch._fds.append(launch.ready_writer)  # the referee's copy, closed once started
+        os.set_blocking(launch._ready, False)
     except BaseException:
         await launch.cleanup()
         raise
@@ -175,7 +207,7 @@ async def _prepare(
         argv += chain.rlimit_step(caps, values, confine)
     if confine:
         argv += confine_prefix(confine)
-    launch.argv = [*argv, *run]
+    launch.argv = [*argv, *chain.ready_step(), *run]
 
 
 def _cgroup(found: cgroups.Hierarchy, config: SandboxConfig) -> cgroups.BotCgroup | None:
@@ -248,9 +280,7 @@ def _bwrap(
     argv = bwrap.build(spec, caps.bwrap)
     if uid is not None and caps.setpriv is not None:
         argv += [caps.setpriv, *chain.switch_uid(uid), "--"]
-    env = shutil.which("env")
-    if env is not None:
-        argv += [env, "-u", "PWD", "--"]  # bwrap exports PWD: keep the environment as documented
+    # bwrap exports PWD: the ready step, last, unsets it (keeps the environment as documented).
     if workdir:
         launch.env["HOME"] = bwrap.HOME_INSIDE
         launch.env["TMPDIR"] = "/tmp"

@@ -92,6 +92,11 @@ def _walk_readable(directory: Path) -> bool:
         for name in [*dirs, *files]:
             try:
                 mode = os.lstat(os.path.join(root, name)).st_mode
+            except FileNotFoundError:
+                # Gone since the listing (a bytecode writer's temporary file, renamed into
+                # place): nothing a bot could need to read. Counting it as unreadable would
+                # stage a copy, which then races the same writer.
+                continue
             except OSError:
                 return False
             if stat.S_ISLNK(mode):

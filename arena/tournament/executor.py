@@ -22,6 +22,7 @@ import logging
 import os
 import sys
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, Final, Protocol, runtime_checkable
 
@@ -125,6 +126,15 @@ class _Queue:
     A worker may look ahead (:meth:`peek`) at the job it would take next, to pre-start its
     processes; that job's key then counts as the worker's too, and comes second in its
     preference.
+
+    **Claims stay balanced.** Since a deal stays with the worker that first played it, the
+    deals are split between the workers as they are first taken, and a worker ends idle
+    once its own are played. Left greedy, the worker that got going first (the other still
+    starting its bots) claimed every board its seating's processes reached: 5 of 6 boards
+    of a round robin, its partner playing 24 of 144 games and then waiting. So a worker
+    claims a new deal only while it owes no more waiting games than any other worker
+    (:meth:`_may_claim`); otherwise it plays the deals it owns. Every worker that owes
+    games has one it may start (its deals run nowhere else), so nobody waits for this.
     """
 
     def __init__(
@@ -146,6 +156,10 @@ class _Queue:
         self.owners: dict[tuple[str, int], object] = {}
         """Per deal, the worker that has played it: its kept bot processes may know the
         deal, so no other worker plays it until that worker is gone (:meth:`release`)."""
+        self.left: Counter[Deal] = Counter(job.deal for job in self.waiting)
+        """Per deal, the jobs waiting."""
+        self.owed: dict[object, int] = {}
+        """Per worker, the waiting jobs of the deals it owns (:meth:`_may_claim`)."""
 
     def _startable(
         self,
@@ -159,12 +173,17 @@ class _Queue:
         whose key no other worker holds or expects, else the first that may start."""
         held = {key for who, key in self.holding.items() if who is not holder}
         held.update(key for who, key in self.expecting.items() if who is not holder)
+        may_claim = self._may_claim(holder)
         first = second = unheld = None
         for i, job in enumerate(self.waiting):
-            if self.separate_deals and (
-                self._busy(job.deal, finishing) or self.owners.get(job.deal, holder) is not holder
-            ):
-                continue
+            if self.separate_deals:
+                owner = self.owners.get(job.deal)
+                if self._busy(job.deal, finishing):
+                    continue
+                if owner is not None and owner is not holder:
+                    continue  # its processes may know the deal
+                if owner is None and not may_claim:
+                    continue
             key = job.reuse_key
             if prefer is not None and key == prefer:
                 return i
@@ -180,6 +199,13 @@ class _Queue:
             if found is not None:
                 return found
         return first
+
+    def _may_claim(self, holder: object) -> bool:
+        """Whether *holder* may take a job of a deal nobody owns yet: when it owes no
+        waiting games, or no more than every other worker does."""
+        mine = self.owed.get(holder, 0)
+        others = [owed for who, owed in self.owed.items() if who is not holder]
+        return mine == 0 or not others or mine <= min(others)
 
     def _busy(self, deal: Deal, finishing: GameJob | None) -> bool:
         """Whether a game of *deal* is running, *finishing* aside."""
@@ -218,7 +244,10 @@ class _Queue:
                         if holder is not None:
                             self.expecting.pop(holder, None)
                             self.holding[holder] = job.reuse_key
-                            self.owners[job.deal] = holder
+                            if self.separate_deals and job.deal not in self.owners:
+                                self.owners[job.deal] = holder
+                                self.owed[holder] = self.owed.get(holder, 0) + self.left[job.deal]
+                        self._count(job, -1)
                         self.running[job.deal] = self.running.get(job.deal, 0) + 1
                         return job
                     if self.more is not None and not self.asking:
@@ -235,6 +264,8 @@ class _Queue:
                 async with self.changed:
                     self.asking = False
                     self.waiting.extend(jobs)
+                    for job in jobs:
+                        self._count(job, +1)
                     if not jobs:
                         self.more = None
                     self.changed.notify_all()
@@ -244,9 +275,20 @@ class _Queue:
         async with self.changed:
             self.holding.pop(holder, None)
             self.expecting.pop(holder, None)
+            self.owed.pop(holder, None)
             for deal in [d for d, who in self.owners.items() if who is holder]:
                 del self.owners[deal]
             self.changed.notify_all()
+
+    def _count(self, job: GameJob, change: int) -> None:
+        """*job* joined (+1) or left (-1) the waiting jobs: its deal's count, and what its
+        deal's owner owes."""
+        self.left[job.deal] += change
+        if not self.left[job.deal]:
+            del self.left[job.deal]
+        owner = self.owners.get(job.deal)
+        if owner is not None and owner in self.owed:
+            self.owed[owner] += change
 
     async def done(self, job: GameJob, *, again: bool = False) -> None:
         """*job* stopped running; with *again* it waits to run again, first in line."""
@@ -256,6 +298,7 @@ class _Queue:
                 self.running[job.deal] = count
             if again:
                 self.waiting.insert(0, job)
+                self._count(job, +1)
             self.changed.notify_all()
 
 

@@ -108,6 +108,24 @@ def _no_exception(page: Any) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def _wait_for_text(page: Any, text: str, name: str, timeout_ms: float = 30_000) -> None:
+    """Wait for *text*; if it never shows, fail with what the page says instead (its alerts
+    and exceptions) and a screenshot *name*, so a failure in CI explains itself."""
+    try:
+        page.get_by_text(text).wait_for(timeout=timeout_ms)
+    except Exception:
+        _shot(page, f"failed-{name}")
+        alerts = page.locator("[data-testid='stAlert'], [data-testid='stException']")
+        said = [alerts.nth(i).inner_text() for i in range(alerts.count())]
+        pytest.fail(f"{text!r} never showed; the page says {said!r}")
+
+
+def _settled(page: Any) -> None:
+    """Wait until no script run is in flight: a form filled while the login's rerun is
+    still drawing the page can be drawn afresh, empty, before it is submitted."""
+    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for()
+
+
 def _log_in(page: Any, name: str, password: str) -> None:
     sidebar = page.locator("[data-testid='stSidebar']")
     sidebar.get_by_role("textbox", name="User name").fill(name)
@@ -155,20 +173,25 @@ def test_a_participant_uploads_own_bots_and_is_refused_for_another_name(
 
 
 def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
+    arena: Arena,
     page: Any,
     browser: Any,
-    arena: Arena,
 ) -> None:
     page.goto(f"{arena.url}/tournaments")
     page.get_by_text("Log in as an organiser (in the sidebar) to create or run").wait_for()
     _log_in(page, "olga", arena.passwords["olga"])
     page.get_by_text("Logged in as olga (organiser)").wait_for()
+    _settled(page)
     page.get_by_text("Create a tournament").click()
-    page.get_by_role("textbox", name="Name", exact=True).fill("browser-cup")
-    page.get_by_role("spinbutton", name="Boards per table").fill("1")
+    name = page.get_by_role("textbox", name="Name", exact=True)
+    name.fill("browser-cup")
+    boards = page.get_by_role("spinbutton", name="Boards per table")
+    boards.fill("1")
+    _settled(page)
+    assert (name.input_value(), boards.input_value()) == ("browser-cup", "1")
     page.get_by_role("button", name="Create").click()
-    page.get_by_text("created tournament 'browser-cup'").wait_for()
-    page.get_by_text("Finished: see Standings").wait_for(timeout=RUN_TIMEOUT_MS)
+    _wait_for_text(page, "created tournament 'browser-cup'", "create")
+    _wait_for_text(page, "Finished: see Standings", "finish", RUN_TIMEOUT_MS)
     _no_exception(page)
     _shot(page, "3-organiser-ran-a-tournament")
 

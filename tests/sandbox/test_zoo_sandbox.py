@@ -194,9 +194,15 @@ def test_daemon_does_not_outlive_its_game(profile: Profile, tmp_path: Path) -> N
 
 REFEREE = """
 import asyncio, sys
+from arena.referee.gameloop import GameLoop
 from arena.referee.manifest import load_manifest
 from tests.sandbox.sandbox_support import {profile}, config, run
 from arena.referee.timecontrol import TimeControl
+broadcast = GameLoop._broadcast
+def started(*args):  # every bot has said Hello (the daemon bot forks before it does)
+    print("ALL BOTS CONNECTED", flush=True)
+    broadcast(*args)
+GameLoop._broadcast = started
 slow = TimeControl(decision_ms=60000, bank_ms=0, grace_ms=50, startup_ms=10000)
 run([load_manifest(p) for p in sys.argv[1:]], config({profile}, games=1, time_control=slow))
 """
@@ -214,13 +220,12 @@ def test_bots_die_with_a_killed_referee(profile: Profile, tmp_path: Path) -> Non
     daemon = zoo_bot("daemon", tmp_path).directory
     bots = [str(sleeper), str(daemon), str(random_bot(tmp_path).directory)]
     code = REFEREE.format(profile=profile.name.upper())
-    referee = subprocess.Popen([sys.executable, "-c", code, *bots], cwd=ROOT)
+    referee = subprocess.Popen(
+        [sys.executable, "-c", code, *bots], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
     try:
-        for _ in range(300):  # until all three bots run
-            if len(leftovers(tmp_path)) >= 3:
-                break
-            time.sleep(0.05)
-        assert len(leftovers(tmp_path)) >= 3, leftovers(tmp_path)
+        assert referee.stdout is not None
+        assert referee.stdout.readline() == "ALL BOTS CONNECTED\n"  # so the daemon is forked
         time.sleep(0.5)  # the sleeper is now thinking for 30 s
     finally:
         referee.kill()
@@ -230,20 +235,42 @@ def test_bots_die_with_a_killed_referee(profile: Profile, tmp_path: Path) -> Non
         assert found is not None
         dead = [base.parent / f"arena-{referee.pid}" for base in found.bases.values()]
         time.sleep(0.2)  # the direct children die of their parent-death signal first
-        if [p for p in leftovers(tmp_path) if "zoo-daemon" in p]:
-            cgroups.sweep_stale(found)
-        # Else the daemon is only gone because a referee in another test worker started
-        # meanwhile and swept first: then the dead referee's cgroups go too (let it finish).
-        for _ in range(40):
-            if not any(path.exists() for path in dead):
+        # What is left in the dead referee's cgroups is its daemon (it may run from a
+        # private copy of its directory, so it is found by cgroup, not by path). Another
+        # test worker's referee may sweep it first; either way, the sweep takes it.
+        survivors = _pids_in(dead)
+        cgroups.sweep_stale(found)  # what the next referee does as it starts
+        for _ in range(200):
+            if not any(path.exists() for path in dead) and not _alive(survivors):
                 break
             time.sleep(0.05)
-        assert not any(path.exists() for path in dead), "the daemon died, or lives, unswept"
+        unswept = [str(path) for path in dead if path.exists()]
+        assert not unswept and not _alive(survivors), (unswept, _alive(survivors))
     for _ in range(100):
         if not leftovers(tmp_path):
             break
         time.sleep(0.05)
     assert leftovers(tmp_path) == []
+
+
+def _pids_in(cgroup_dirs: list[Path]) -> set[int]:
+    """Every process in the bot cgroups under *cgroup_dirs* (gone ones are skipped)."""
+    pids: set[int] = set()
+    for directory in cgroup_dirs:
+        for procs in directory.glob("bot-*/cgroup.procs"):
+            with contextlib.suppress(OSError):
+                pids.update(int(pid) for pid in procs.read_text().split())
+    return pids
+
+
+def _alive(pids: set[int]) -> list[int]:
+    """Those of *pids* still running (not gone, not a zombie)."""
+    alive = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if "State:\tZ" not in Path(f"/proc/{pid}/status").read_text():
+                alive.append(pid)
+    return alive
 
 
 # ---------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from arena.tournament.jobs import GameJob
 
 
 def _job(index: int, seed: int, seating: int = 0) -> GameJob:
-    paths = [("a", "b", "c"), ("b", "a", "c")][seating]
+    paths = [("a", "b", "c"), ("b", "a", "c"), ("a", "c", "b"), ("c", "b", "a"), ("b", "c", "a"),
+             ("c", "a", "b")][seating]  # fmt: skip
     return GameJob(index, seed, 0, {}, "classic", "", (paths[0], paths[1], paths[2]), "", 0)
 
 
@@ -168,3 +169,56 @@ def test_a_deal_stays_with_the_slot_that_played_it() -> None:
         return b.schedule_index
 
     assert jobs[asyncio.run(unguarded())].seed == 0
+
+
+def _claims(jobs: list[GameJob]) -> dict[str, set[int]]:
+    """Two workers, the second slow to start: the first plays six games while the second
+    plays its first (as when its bots take longer to start), then they take turns. Which
+    boards (deals) each ends up owning."""
+
+    async def hand_out() -> dict[str, set[int]]:
+        queue = _Queue(jobs, separate_deals=True)
+        fast, slow = object(), object()
+        boards: dict[str, set[int]] = {"fast": set(), "slow": set()}
+        prefer: dict[str, object] = {}
+
+        async def take(name: str, who: object) -> GameJob | None:
+            job = await queue.take(prefer.get(name), who)
+            if job is not None:
+                boards[name].add(job.seed)
+                prefer[name] = job.reuse_key
+            return job
+
+        first_of_slow = await take("slow", slow)
+        assert first_of_slow is not None
+        for _ in range(6):
+            job = await take("fast", fast)
+            assert job is not None
+            await queue.done(job)
+        await queue.done(first_of_slow)
+        while queue.waiting:
+            for name, who in (("fast", fast), ("slow", slow)):
+                # A worker with nothing it may start now would wait: it skips its turn.
+                if queue._startable(prefer.get(name), who) is not None:
+                    job = await take(name, who)
+                    assert job is not None
+                    await queue.done(job)
+        return boards
+
+    return asyncio.run(hand_out())
+
+
+def test_the_boards_are_shared_out_evenly_between_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deal stays with the worker that first played it, so how the deals are first
+    claimed decides how the work is split: a worker may claim a new one only while it owes
+    no more games than the other, so 6 boards split 3 and 3 however the workers start.
+    Control: greedy claims (any free deal, any time) let the worker that got going first
+    claim 5 of the 6 boards, its partner then waiting idle for most of the round robin."""
+    jobs = [_job(6 * b + s, seed=b, seating=s) for b in range(6) for s in range(6)]
+    claims = _claims(jobs)
+    assert claims["fast"].isdisjoint(claims["slow"])
+    assert sorted(len(boards) for boards in claims.values()) == [3, 3]
+
+    monkeypatch.setattr(_Queue, "_may_claim", lambda _self, _holder: True)
+    greedy = _claims(jobs)
+    assert sorted(len(boards) for boards in greedy.values()) == [1, 5]
