@@ -327,7 +327,7 @@ class Measured:
 
     n: int
     runs: dict[str, np.ndarray]
-    seconds: dict[str, float]
+    """Per schedule, (reps, checkpoints): whether the order is right."""
     ratio_draws: np.ndarray
     mean_ratio_draws: np.ndarray
     result: dict[str, Any]
@@ -388,7 +388,7 @@ def compare(
         float(settled["ladder"].mean()) / max(1.0, float(settled["round_robin"].mean())), 3
     )
     result["mean_ratio_interval"] = interval(mean_ratio_draws)
-    return Measured(n, runs, seconds, ratio_draws, mean_ratio_draws, result)
+    return Measured(n, runs, ratio_draws, mean_ratio_draws, result)
 
 
 def _change(before: float | None, after: float | None) -> float | None:
