@@ -155,7 +155,7 @@ def _v2_under(parent: Path) -> Hierarchy:
         # Fails with EBUSY when our own cgroup holds processes and is not the root: the
         # no-internal-processes rule (the Docker entrypoint moves itself to a leaf first).
         _write(parent / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted - enabled))
-    base = parent / f"arena-{os.getpid()}"
+    base = parent / referee_name()
     base.mkdir(exist_ok=True)
     _write(base / "cgroup.subtree_control", " ".join(f"+{c}" for c in sorted(wanted)))
     return Hierarchy(2, {"unified": base}, frozenset(wanted))
@@ -170,7 +170,7 @@ def _v1() -> Hierarchy:
         for controller in ("memory", "pids", "cpu"):
             if controller in options and controller not in bases:
                 parent = Path(mount) / own.get(controller, "/").lstrip("/")
-                base = parent / f"arena-{os.getpid()}"
+                base = parent / referee_name()
                 try:
                     base.mkdir(exist_ok=True)
                 except OSError:
@@ -215,10 +215,45 @@ def hierarchy() -> Hierarchy | None:
     return None
 
 
+def referee_name(pid: int | None = None) -> str:
+    """The base cgroup's name of the referee *pid* (default: this process):
+    ``arena-<pid>-<start>-<pid namespace>``, its start time in clock ticks since boot and
+    the inode of its pid namespace. A pid alone could not say that its referee is gone:
+    pids are reused (``pid_max`` may be 32768), so a dead referee's cgroup, and a daemon
+    of its bots in it, would live on while any process held that pid; and a referee in
+    another pid namespace that shares the cgroup tree has pids that mean other processes
+    here, so its live bots could be killed as a dead referee's."""
+    pid = os.getpid() if pid is None else pid
+    return f"arena-{pid}-{_start_ticks(pid)}-{os.stat('/proc/self/ns/pid').st_ino}"
+
+
+def _start_ticks(pid: int) -> int | None:
+    """When process *pid* started (field 22 of ``/proc/<pid>/stat``), if it exists."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[19])
+
+
+def _referee_gone(name: str) -> bool:
+    """Whether the referee that made base cgroup *name* is certainly gone. A name from
+    another pid namespace is never judged here (its referee may live); a name of the old
+    form ``arena-<pid>`` is judged by its pid alone, as it was made."""
+    parts = name.removeprefix("arena-").split("-")
+    if not all(part.isdigit() for part in parts):
+        return False
+    if len(parts) == 1:
+        return not Path(f"/proc/{parts[0]}").exists()
+    if len(parts) != 3 or int(parts[2]) != os.stat("/proc/self/ns/pid").st_ino:
+        return False
+    return _start_ticks(int(parts[0])) != int(parts[1])
+
+
 def sweep_stale(found: Hierarchy) -> list[Path]:
     """Kill the bots of referees that died without cleaning up (SIGKILL, power loss of a
-    container...) and remove their cgroups: every ``arena-<pid>`` beside ours whose
-    referee is gone. Returns the base cgroups removed.
+    container...) and remove their cgroups: every base cgroup beside ours whose referee
+    is gone (:func:`referee_name`). Returns the base cgroups removed.
 
     Referees that start together (a tournament's parallel workers, pytest-xdist workers)
     sweep the same leftovers at once, so each step takes "already gone" as done. A
@@ -228,8 +263,7 @@ def sweep_stale(found: Hierarchy) -> list[Path]:
     removed = []
     for base in found.bases.values():
         for stale in base.parent.glob("arena-*"):
-            pid = stale.name.removeprefix("arena-")
-            if stale == base or not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            if stale == base or not _referee_gone(stale.name):
                 continue
             try:
                 bots = [p for p in stale.iterdir() if p.is_dir() and p.name.startswith("bot-")]

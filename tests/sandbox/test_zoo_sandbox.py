@@ -226,14 +226,16 @@ def test_bots_die_with_a_killed_referee(profile: Profile, tmp_path: Path) -> Non
     try:
         assert referee.stdout is not None
         assert referee.stdout.readline() == "ALL BOTS CONNECTED\n"  # so the daemon is forked
+        found = cgroups.hierarchy() if Layer.BWRAP not in active else None
+        dead = [] if found is None else [p.parent / cgroups.referee_name(referee.pid)
+                                         for p in found.bases.values()]  # fmt: skip
+        assert all(path.is_dir() for path in dead), dead  # named so while it lives
         time.sleep(0.5)  # the sleeper is now thinking for 30 s
     finally:
         referee.kill()
         referee.wait()
     if Layer.BWRAP not in active:
-        found = cgroups.hierarchy()
-        assert found is not None
-        dead = [base.parent / f"arena-{referee.pid}" for base in found.bases.values()]
+        assert found is not None and dead
         time.sleep(0.2)  # the direct children die of their parent-death signal first
         # What is left in the dead referee's cgroups is its daemon (it may run from a
         # private copy of its directory, so it is found by cgroup, not by path). Another
