@@ -9,6 +9,8 @@ password is refused and then rate-limited. Screenshots go to ``test-artifacts/da
 from __future__ import annotations
 
 import io
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -33,6 +35,7 @@ from tests.dashboard.test_browser import ARTIFACTS
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
 RUN_TIMEOUT_MS = 240_000
+STACK_DUMP = Path(__file__).resolve().parent / "stack_dump"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class Arena:
     """The dashboard's address."""
     database: str
     passwords: dict[str, str]
+    server: subprocess.Popen[bytes]
+    log: Path
+    """The server's output (with its thread stacks once :func:`_explain` asks for them)."""
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +76,11 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": _with_stack_dump(os.environ.get("PYTHONPATH"))},
         )
     url = wait_for_url(process, log)
     try:
-        yield Arena(url, database, passwords)
+        yield Arena(url, database, passwords, process, log)
     finally:
         process.send_signal(2)
         try:
@@ -81,6 +88,11 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _with_stack_dump(python_path: str | None) -> str:
+    """*python_path* with ``stack_dump/`` (a ``sitecustomize``) in front."""
+    return os.pathsep.join(p for p in (str(STACK_DUMP), python_path) if p)
 
 
 def _bot_zip(name: str, marker: str = "") -> bytes:
@@ -108,16 +120,56 @@ def _no_exception(page: Any) -> None:
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-def _wait_for_text(page: Any, text: str, name: str, timeout_ms: float = 30_000) -> None:
-    """Wait for *text*; if it never shows, fail with what the page says instead (its alerts
-    and exceptions) and a screenshot *name*, so a failure in CI explains itself."""
+def _wait_for_text(
+    arena: Arena, page: Any, text: str, name: str, timeout_ms: float = RUN_TIMEOUT_MS
+) -> None:
+    """Wait for *text*; if it never shows, fail with a screenshot *name* and
+    :func:`_explain`'s account of the page and the server, so a failure in CI explains
+    itself."""
     try:
         page.get_by_text(text).wait_for(timeout=timeout_ms)
     except Exception:
         _shot(page, f"failed-{name}")
-        alerts = page.locator("[data-testid='stAlert'], [data-testid='stException']")
-        said = [alerts.nth(i).inner_text() for i in range(alerts.count())]
-        pytest.fail(f"{text!r} never showed; the page says {said!r}")
+        pytest.fail(f"{text!r} never showed.\n{_explain(arena, page)}", pytrace=False)
+
+
+def _explain(arena: Arena, page: Any) -> str:
+    """What the page shows (its script and connection state, its text) and what the
+    server was doing: every thread's stack (SIGUSR1, see ``stack_dump/``) and its log."""
+    app = page.locator("[data-testid='stApp']")
+    states = [app.get_attribute(f"data-test-{k}-state") for k in ("script", "connection")]
+    main = page.locator("[data-testid='stMain']").inner_text()
+    side = page.locator("[data-testid='stSidebar']").inner_text()
+    for pid in _process_tree(arena.server.pid):  # one at a time: their dumps share the log
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            continue
+        time.sleep(0.5)  # faulthandler writes from the signal handler; let it land
+    log = arena.log.read_text(errors="replace").splitlines()[-300:]
+    return "\n".join(
+        [
+            f"page {page.url}: script {states[0]}, connection {states[1]}",
+            f"main: {main!r}",
+            f"sidebar: {side!r}",
+            "server log (last 300 lines):",
+            *log,
+        ]
+    )
+
+
+def _process_tree(pid: int) -> list[int]:
+    """*pid* and its descendants (the CLI and the Streamlit server it runs)."""
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        queue.extend(int(child) for child in children)
+    return found
 
 
 def _settled(page: Any) -> None:
@@ -183,15 +235,18 @@ def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
     page.get_by_text("Logged in as olga (organiser)").wait_for()
     _settled(page)
     page.get_by_text("Create a tournament").click()
-    name = page.get_by_role("textbox", name="Name", exact=True)
-    name.fill("browser-cup")
+    # The number first and a text box last, as in the login form: a number input still
+    # focused when Create is clicked commits its value on that click's blur.
     boards = page.get_by_role("spinbutton", name="Boards per table")
     boards.fill("1")
+    boards.press("Tab")
+    name = page.get_by_role("textbox", name="Name", exact=True)
+    name.fill("browser-cup")
     _settled(page)
     assert (name.input_value(), boards.input_value()) == ("browser-cup", "1")
-    page.get_by_role("button", name="Create").click()
-    _wait_for_text(page, "created tournament 'browser-cup'", "create")
-    _wait_for_text(page, "Finished: see Standings", "finish", RUN_TIMEOUT_MS)
+    page.get_by_role("button", name="Create", exact=True).click()
+    _wait_for_text(arena, page, "created tournament 'browser-cup'", "create")
+    _wait_for_text(arena, page, "Finished: see Standings", "finish")
     _no_exception(page)
     _shot(page, "3-organiser-ran-a-tournament")
 
