@@ -8,7 +8,9 @@ in one run (issue 14, item 6).
       runner with ``--parallel`` worker processes, SQLite storage and live ratings
       included: with process reuse (the default: a seating's processes play its boards)
       and without (``--no-reuse``: fresh processes for every game), each with and without
-      pre-starting the next game's processes (``--prestart``), in alternating order
+      pre-starting the next game's processes (``--prestart``), and with reuse on a round
+      robin as made before per-table deals (board *n* dealt alike at every table), in
+      alternating order
       ``--repeat`` times (other users load a shared machine: the figure of each variant is
       its median run, every run is listed, and CPU per game is given beside the wall
       clock);
@@ -57,6 +59,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.sandbox.config import SandboxConfig
 from arena.simulate import make_policies, play_game
 from arena.storage.database import open_database
+from arena.storage.models import BOARD_DEALS, TABLE_DEALS
 from arena.submission import submit_bot
 from arena.tournament.executor import Executor, LocalProcessExecutor
 from arena.tournament.formats import RoundRobin
@@ -109,7 +112,9 @@ def _totals(records: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
     }
 
 
-def _new_tournament(work: Path, paths: list[Path], boards: int, label: str) -> tuple[Any, str]:
+def _new_tournament(
+    work: Path, paths: list[Path], boards: int, label: str, deal_scope: str
+) -> tuple[Any, str]:
     """A fresh SQLite database with the bots submitted and a round robin created."""
     data = work / f"data-{label}"
     data.mkdir()
@@ -119,16 +124,22 @@ def _new_tournament(work: Path, paths: list[Path], boards: int, label: str) -> t
     storage.create_tournament(
         engine, name=label, ruleset="classic", rules_json=json.dumps(PRESETS["classic"].to_json()),
         time_control=TIME_CONTROL, boards=boards, seed=1, rating_mode="board",
-        entries=[storage.row_id(v) for v in versions], games_total=total,
+        entries=[storage.row_id(v) for v in versions], games_total=total, deal_scope=deal_scope,
     )  # fmt: skip
     return engine, label
 
 
 def tournament_run(
-    work: Path, paths: list[Path], boards: int, executor: Executor, label: str
+    work: Path,
+    paths: list[Path],
+    boards: int,
+    executor: Executor,
+    label: str,
+    deal_scope: str = TABLE_DEALS,
 ) -> dict[str, Any]:
-    """A real round robin on SQLite played by *executor*; its totals."""
-    engine, name = _new_tournament(work, paths, boards, label)
+    """A real round robin on SQLite played by *executor*; its totals. *deal_scope* ``table``
+    is how round robins are made (every table its own deals), ``board`` how they were."""
+    engine, name = _new_tournament(work, paths, boards, label, deal_scope)
     try:
         cpu_before, machine_before = _cpu_seconds(), _machine_jiffies()
         start = time.perf_counter()
@@ -299,13 +310,25 @@ def recompute(work: Path, games: int) -> dict[str, float]:
     return {"games": len(schedule), "store_seconds": fill, "recompute_seconds": seconds}
 
 
-VARIANTS: dict[str, tuple[str, bool, bool]] = {
-    "tournament_reuse": ("tournament, process reuse (default)", True, False),
-    "tournament_reuse_prestart": ("tournament, reuse, --prestart", True, True),
-    "tournament_no_reuse": ("tournament, --no-reuse", False, False),
-    "tournament_no_reuse_prestart": ("tournament, --no-reuse --prestart", False, True),
+VARIANTS: dict[str, tuple[str, bool, bool, str]] = {
+    "tournament_reuse": ("tournament, process reuse (default)", True, False, TABLE_DEALS),
+    "tournament_reuse_prestart": ("tournament, reuse, --prestart", True, True, TABLE_DEALS),
+    "tournament_no_reuse": ("tournament, --no-reuse", False, False, TABLE_DEALS),
+    "tournament_no_reuse_prestart": (
+        "tournament, --no-reuse --prestart",
+        False,
+        True,
+        TABLE_DEALS,
+    ),
+    "tournament_reuse_shared_deals": (
+        "tournament, reuse, shared deals",
+        True,
+        False,
+        BOARD_DEALS,
+    ),
 }
-"""Row key -> (label, reuse, prestart) of each local tournament variant."""
+"""Row key -> (label, reuse, prestart, deal scope) of each local tournament variant. The
+last is a round robin as made before per-table deals (migration 0006), for comparison."""
 
 
 def tournaments(
@@ -317,10 +340,12 @@ def tournaments(
     for turn in range(repeat):
         order = list(VARIANTS) if turn % 2 == 0 else list(reversed(VARIANTS))
         for key in order:
-            _, reuse, prestart = VARIANTS[key]
+            _, reuse, prestart, deals = VARIANTS[key]
             executor = LocalProcessExecutor(parallel, reuse=reuse, prestart=prestart)
-            row = tournament_run(work, paths, boards, executor, f"{key}-{turn}")
-            runs[key].append(row | {"prestarts": dict(executor.prestarts)})
+            row = tournament_run(work, paths, boards, executor, f"{key}-{turn}", deals)
+            runs[key].append(
+                row | {"prestarts": dict(executor.prestarts), "sets_opened": executor.opened}
+            )
     return runs
 
 
@@ -358,7 +383,7 @@ def print_prestart(results: dict[str, Any]) -> None:
     """Pre-start against none, per run: wall clock and CPU."""
     runs = results["runs"]
     print(f"  pre-start, {len(runs['tournament_reuse'])} alternating run(s) of each variant:")
-    for key, (label, _, _) in VARIANTS.items():
+    for key, (label, *_) in VARIANTS.items():
         rows = runs[key]
         rates = " ".join(f"{row['games_per_s']:.2f}" for row in rows)
         cpu = " ".join(f"{row['cpu_per_game']:.3f}" for row in rows)
@@ -366,6 +391,9 @@ def print_prestart(results: dict[str, Any]) -> None:
         started = sum(row["prestarts"]["started"] for row in rows)
         used = sum(row["prestarts"]["used"] for row in rows)
         print(f"    {label:36s} games/s {rates} | CPU s/game {cpu} | machine busy {busy}")
+        if "no_reuse" not in key:  # (--no-reuse opens a set per game, however it counts)
+            opened = " ".join(str(row["sets_opened"]) for row in rows)
+            print(f"    {'':36s} process sets started for a game (3 processes each): {opened}")
         if "prestart" in key:
             print(f"    {'':36s} sets pre-started {started}, games played on one {used}")
     for plain, ahead in (
@@ -395,7 +423,7 @@ def print_report(results: dict[str, Any]) -> None:
         f"({results['boards']} boards), --parallel {results['parallel']}"
     )
     print(f"  {'':44s} {'games/s':>8s} {'hands/s':>8s} {'games':>6s} {'seconds':>8s}")
-    rows = [(label, results[key]) for key, (label, _, _) in VARIANTS.items()]
+    rows = [(label, results[key]) for key, (label, *_) in VARIANTS.items()]
     faults = sum(row["faults"] for rows in results["runs"].values() for row in rows)
     faults += results["match"]["faults"] if "match" in results else 0
     if faults:

@@ -11,7 +11,8 @@ shuffle from its seed (RECORD.md).
 
 Keys come from a secret: :func:`board_key` derives board *n*'s key from a tournament's (or
 match's) secret with HMAC-SHA256, so every seating of a board gets the same deals and a
-resumed tournament replays them. :func:`secret_from_seed` turns an explicit research seed
+resumed tournament replays them; :func:`table_board_key` gives each table of a round robin
+its own boards. :func:`secret_from_seed` turns an explicit research seed
 into a (predictable) secret. Records made before this scheme have no ``shuffle`` field and
 are dealt by :class:`LegacyDeals` (``random.Random(seed)``), which is kept only so that old
 records and old tournaments still replay.
@@ -48,6 +49,7 @@ SECRET_BYTES: Final = 32
 _HAND: Final = b"arena952/hand"
 _FIRST_DEALER: Final = b"arena952/first-dealer"
 _BOARD: Final = b"arena952/board"
+_TABLE_BOARD: Final = b"arena952/table-board"
 _SEED: Final = b"arena952/seed"
 _COUNTER: Final = (b"\0\0\0\0", b"\0\0\0\1")
 _DRAWS: Final = tuple((i, 256 - 256 % (i + 1), i + 1) for i in range(51, 0, -1))
@@ -249,6 +251,20 @@ def board_key(secret: bytes, board: int) -> int:
     return int.from_bytes(digest, "big")
 
 
+def table_board_key(secret: bytes, table: int, board: int) -> int:
+    """The keyed seed of board *board* at table *table* of a round robin whose every table
+    has its own deals: ``HMAC-SHA256(secret, "arena952/table-board" || table || board)``.
+
+    The six seatings of that table's board share the key (a duplicate board), and no other
+    table's board has it, so a process that played it learns nothing another table can use
+    (the domain label keeps these keys apart from :func:`board_key`'s).
+    """
+    if table < 0 or board < 0:
+        raise ValueError(f"table and board numbers are not negative, got {table}, {board}")
+    message = _TABLE_BOARD + table.to_bytes(8, "big") + board.to_bytes(8, "big")
+    return int.from_bytes(hmac.digest(secret, message, "sha256"), "big")
+
+
 def secret_from_seed(seed: int) -> bytes:
     """The secret of an explicit research ``--seed``: anyone who knows *seed* knows every
     deal, which is the point of a reproducible run and why it is reported as predictable."""
@@ -273,4 +289,5 @@ __all__ = [
     "deal_out",
     "deals_for",
     "secret_from_seed",
+    "table_board_key",
 ]

@@ -60,6 +60,13 @@ TournamentStatus = Literal["created", "running", "interrupted", "finished", "fai
 """``interrupted``: stopped before the end (Ctrl-C, a lost worker); resuming continues it."""
 
 RATING_MODES: Final = ("game", "board")
+DealScope = Literal["board", "table"]
+"""Which games share a deal key: ``board``, board *n* of every table; ``table``, only one
+table's board *n* (so a worker can keep one table's processes for all its boards while
+another plays another table: docs/scaling.md)."""
+BOARD_DEALS: Final = "board"
+TABLE_DEALS: Final = "table"
+DEAL_SCOPES: Final = (BOARD_DEALS, TABLE_DEALS)
 STATUSES: Final = ("created", "running", "interrupted", "finished", "failed")
 CONTRACTS: Final = (9, 5, 2)
 """The contracts ``game_seat`` counts hands and makes of (``hands_9`` ... ``made_2``)."""
@@ -293,6 +300,10 @@ class TournamentBase(SQLModel):
     """``game`` or ``board`` (:data:`RatingMode`)."""
     games_total: int
     """Games in the whole schedule; schedule indexes run 0 .. games_total - 1."""
+    deal_scope: str = Field(default=BOARD_DEALS, max_length=16)
+    """Which games share a deal key (:data:`DealScope`): ``board``, every table's board *n*
+    (tournaments made before per-table deals, ladders, version tests), or ``table``, only
+    the six seatings of one table's board (round robins since)."""
 
 
 class Tournament(TournamentBase, table=True):
@@ -302,6 +313,7 @@ class Tournament(TournamentBase, table=True):
     __table_args__ = (
         UniqueConstraint("name"),
         CheckConstraint("rating_mode IN ('game', 'board')", name="rating_mode"),
+        CheckConstraint("deal_scope IN ('board', 'table')", name="deal_scope"),
         CheckConstraint("status IN ('created', 'running', 'finished', 'failed')", name="status"),
     )
 
@@ -323,6 +335,7 @@ class TournamentCreate(TournamentBase):
     rating_mode: RatingMode
     boards: int = Field(ge=1)
     games_total: int = Field(ge=0)
+    deal_scope: DealScope = BOARD_DEALS
 
 
 class TournamentPublic(TournamentBase):

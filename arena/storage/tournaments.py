@@ -29,6 +29,7 @@ from arena.storage.database import (
     write_session,
 )
 from arena.storage.models import (
+    BOARD_DEALS,
     STATUSES,
     BotVersion,
     Entry,
@@ -60,13 +61,15 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
     deal_secret: bytes | None = None,
     shuffle: str = HMAC_SHUFFLE,
     ladder: LadderSettings | None = None,
+    deal_scope: str = BOARD_DEALS,
 ) -> Tournament:
     """Store a new tournament and its entrants (bot version ids, in order), and for a
     ladder its stopping *ladder* settings (their ``tournament_id`` is filled in).
 
     Keyed tournaments (*shuffle* ``hmac-sha256/1``, the default) need the *deal_secret*
     their board keys come from; *seed* is the explicit seed it was made from, if any
-    (reported as predictable). Legacy (``mt19937``) tournaments need a *seed*.
+    (reported as predictable). Legacy (``mt19937``) tournaments need a *seed*. *deal_scope*
+    ``table`` gives every table its own boards' keys (keyed round robins only).
 
     :raises StorageError: if the name exists, an entrant is unknown or repeated, or a
         value is invalid (rating mode other than ``game``/``board``, boards < 1, ...).
@@ -84,6 +87,7 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
                 "seed": seed,
                 "rating_mode": rating_mode,
                 "games_total": games_total,
+                "deal_scope": deal_scope,
             }
         )
     except ValidationError as exc:
@@ -98,6 +102,8 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
         raise StorageError(f"tournament {name!r}: keyed deals need a deal secret or a seed")
     if shuffle == LEGACY_SHUFFLE and (seed is None or deal_secret is not None):
         raise StorageError(f"tournament {name!r}: legacy deals need a seed and no secret")
+    if shuffle == LEGACY_SHUFFLE and deal_scope != BOARD_DEALS:
+        raise StorageError(f"tournament {name!r}: legacy deals are one per board")
     if shuffle not in SHUFFLES:
         raise StorageError(f"tournament {name!r}: unknown shuffle {shuffle!r}")
     if seed is not None and not 0 <= seed < 2**63:

@@ -19,8 +19,10 @@ from arena.game.dealing import (
     SECRET_BYTES,
     board_key,
     secret_from_seed,
+    table_board_key,
 )
-from arena.tournament.formats import BoardSeeds
+from arena.storage.models import BOARD_DEALS, TABLE_DEALS
+from arena.tournament.formats import BoardSeeds, TableSeeds
 
 SEED_MAX: Final = 2**63 - 1
 """The largest explicit seed: it is stored in a 64-bit column, so a larger one is refused
@@ -59,6 +61,28 @@ def board_seeds(shuffle: str, seed: int | None, secret_hex: str | None) -> Board
     raise ValueError(f"unknown shuffle {shuffle!r}")
 
 
+def table_seeds(
+    shuffle: str, seed: int | None, secret_hex: str | None, deal_scope: str
+) -> TableSeeds:
+    """(table index, board) -> board seed of a stored round robin: with *deal_scope*
+    ``table`` each table's boards have their own keys (:func:`table_board_key`), with
+    ``board`` board *n* is dealt alike at every table (:func:`board_seeds`: round robins
+    made before per-table deals resume with the deals they started with).
+
+    :raises ValueError: if the tournament lacks what its scheme needs, or for an unknown
+        scope or a legacy tournament with per-table deals.
+    """
+    if deal_scope == BOARD_DEALS:
+        per_board = board_seeds(shuffle, seed, secret_hex)
+        return lambda _table, board: per_board(board)
+    if deal_scope != TABLE_DEALS:
+        raise ValueError(f"unknown deal scope {deal_scope!r}")
+    if shuffle != HMAC_SHUFFLE or not secret_hex:
+        raise ValueError("per-table deals need keyed deals and a deal secret")
+    secret = bytes.fromhex(secret_hex)
+    return lambda table, board: table_board_key(secret, table, board)
+
+
 def matchmaking_seed(secret_hex: str, match_index: int) -> int:
     """The seed of a ladder's random choices for match *match_index*:
     ``HMAC-SHA256(secret, "arena952/ladder-matchmaker/1" || index)``, so a ladder is
@@ -73,4 +97,4 @@ def matchmaking_seed(secret_hex: str, match_index: int) -> int:
 
 _MATCHMAKER: Final = b"arena952/ladder-matchmaker/1"
 
-__all__ = ["SEED_MAX", "board_seeds", "deal_secret", "matchmaking_seed"]
+__all__ = ["SEED_MAX", "board_seeds", "deal_secret", "matchmaking_seed", "table_seeds"]

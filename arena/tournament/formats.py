@@ -20,6 +20,10 @@ game this is already days of play): larger tournaments are refused before anythi
 
 BoardSeeds = Callable[[int], int]
 """Board number -> the board's seed (its deal key)."""
+TableSeeds = Callable[[int, int], int]
+"""(table index, board number) -> the seed of that table's board: the same for every table
+when a board is dealt alike everywhere, its own for each table otherwise
+(:func:`arena.tournament.deals.table_seeds`)."""
 
 SEATINGS: tuple[tuple[int, int, int], ...] = (
     (0, 1, 2),
@@ -80,24 +84,24 @@ class TournamentFormat(ABC):
             )
         return total
 
-    def schedule(self, entrants: int, boards: int, seed: BoardSeeds | int) -> list[ScheduledGame]:
+    def schedule(self, entrants: int, boards: int, seed: TableSeeds | int) -> list[ScheduledGame]:
         """Every game: board by board, each board on every table, each under 6 seatings.
 
         Board-major order spreads every table over the whole run, so standings shown while
-        a tournament runs are fair to all entrants. *seed* gives each board's seed (see
-        :func:`arena.tournament.deals.board_seeds`); a plain integer ``s`` is the legacy
-        rule, board seed ``s + board``.
+        a tournament runs are fair to all entrants. *seed* gives each table's board its
+        seed (see :func:`arena.tournament.deals.table_seeds`); a plain integer ``s`` is the
+        legacy rule, board seed ``s + board`` at every table.
 
         :raises ValueError: as :meth:`games_total` does.
         """
         self.games_total(entrants, boards)
-        board_seed = _legacy_seeds(seed) if isinstance(seed, int) else seed
+        seed_of = _legacy_seeds(seed) if isinstance(seed, int) else seed
         tables = self.tables(entrants)
         games: list[ScheduledGame] = []
         for board in range(boards):
-            seed_of_board = board_seed(board)
             for table_index, table in enumerate(tables):
-                games.extend(board_games(len(games), table_index, board, seed_of_board, table))
+                board_seed = seed_of(table_index, board)
+                games.extend(board_games(len(games), table_index, board, board_seed, table))
         return games
 
 
@@ -120,8 +124,8 @@ def board_games(
     ]
 
 
-def _legacy_seeds(seed: int) -> BoardSeeds:
-    return lambda board: seed + board
+def _legacy_seeds(seed: int) -> TableSeeds:
+    return lambda _table, board: seed + board
 
 
 class RoundRobin(TournamentFormat):

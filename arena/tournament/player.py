@@ -126,7 +126,8 @@ class GamePlayer:
     async def play(self, job: GameJob, upcoming: GameJob | None = None) -> dict[str, Any]:
         """Play *job*; the worker's reply (``record``, ``arena_fault`` or ``error``; and
         ``warm``: it was played on a pre-started set, ``prestarted``: a set was pre-started
-        for *upcoming* meanwhile). Never raises for a bot's or the arena's fault.
+        for *upcoming* meanwhile, ``opened``: a new set was started for it). Never raises
+        for a bot's or the arena's fault.
 
         *upcoming* is the job the slot will likely take next: its set is started during
         this game if it will need a fresh one and no live process here knows its deal.
@@ -195,7 +196,7 @@ class GamePlayer:
             kept = await self._started(kept, job)
             flags["warm"] = kept is not None
         if kept is None:
-            kept = await self._open(job)
+            kept, flags["opened"] = await self._open(job), True
         if upcoming is not None and self._wants_prestart(job, kept, upcoming):
             self._next = self._prestart(upcoming)
             flags["prestarted"] = self._next is not None

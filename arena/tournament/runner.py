@@ -23,7 +23,7 @@ from arena import storage
 from arena.game.rules import RuleSet
 from arena.referee.process import DEFAULT_LOG_CAP
 from arena.storage.models import BotVersion, Tournament
-from arena.tournament.deals import board_seeds
+from arena.tournament.deals import table_seeds
 from arena.tournament.executor import Executor, LocalProcessExecutor
 from arena.tournament.formats import ScheduledGame, get_format
 from arena.tournament.jobs import GameJob
@@ -50,7 +50,9 @@ def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], li
     tournament_id = storage.row_id(tournament)
     versions = storage.entries(engine, tournament_id)
     fmt = get_format(tournament.format)
-    seeds = board_seeds(tournament.shuffle, tournament.seed, tournament.deal_secret)
+    seeds = table_seeds(
+        tournament.shuffle, tournament.seed, tournament.deal_secret, tournament.deal_scope
+    )
     schedule = fmt.schedule(len(versions), tournament.boards, seeds)
     stored = storage.stored_indexes(engine, tournament_id)
     rules = tournament_rules(tournament)

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from arena import storage
 from arena.game.rules import RuleSetError, get_ruleset
 from arena.referee.timecontrol import TimeControl
-from arena.storage.models import BOARD_SIZE, LadderSettings, Tournament
+from arena.storage.models import BOARD_DEALS, BOARD_SIZE, TABLE_DEALS, LadderSettings, Tournament
 from arena.storage.users import Actor, require_role
 from arena.tournament.deals import deal_secret
 from arena.tournament.formats import Ladder, TournamentFormat, get_format
@@ -57,7 +57,8 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
     the tournament and a one-line description of it.
 
     Its deals come from a fresh secret, or from *seed* for a reproducible run, whose deals
-    anyone knowing the seed can predict (the description says so). A ``ladder`` plays one
+    anyone knowing the seed can predict (the description says so). A round robin deals
+    each table's boards from their own keys (docs/scaling.md says why). A ``ladder`` plays one
     board per match (whatever *boards* says) and stops as *ladder* says (default
     :class:`LadderOptions`); other formats take no *ladder*.
 
@@ -106,6 +107,7 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
         format=format_name,
         deal_secret=secret,
         ladder=None if ladder is None else ladder.settings(),
+        deal_scope=BOARD_DEALS if ladder is not None else TABLE_DEALS,
     )
     deals = f"deals are predictable (--seed {seed})" if predictable else "secret deals"
     if ladder is not None:

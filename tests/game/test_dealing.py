@@ -13,10 +13,12 @@ import pytest
 from arena.game.dealing import (
     HMAC_SHUFFLE,
     LEGACY_SHUFFLE,
+    SEED_LIMIT,
     KeyedDeals,
     LegacyDeals,
     board_key,
     secret_from_seed,
+    table_board_key,
 )
 from arena.game.observation import observe
 from arena.game.record import RecordError, game_record, replay_record
@@ -72,6 +74,19 @@ def test_keyed_seeds_are_256_bit_and_explicit_seeds_derive_a_secret() -> None:
     assert secret_from_seed(9) == secret_from_seed(9) != secret_from_seed(10)
     assert len(secret_from_seed(0)) == 32
     assert board_key(secret_from_seed(9), 0) != board_key(secret_from_seed(9), 1)
+
+
+def test_table_board_keys_are_their_own_per_table_and_board() -> None:
+    secret = b"t" * 32
+    keys = {table_board_key(secret, t, b) for t in range(5) for b in range(5)}
+    assert len(keys) == 25
+    assert all(0 <= key < SEED_LIMIT for key in keys)
+    assert table_board_key(secret, 2, 3) == table_board_key(secret, 2, 3)
+    assert table_board_key(secret, 2, 3) != table_board_key(b"T" * 32, 2, 3)
+    # Domain separation: no table's board shares a key with a shared board's key.
+    assert keys.isdisjoint(board_key(secret, b) for b in range(64))
+    with pytest.raises(ValueError, match="not negative"):
+        table_board_key(secret, -1, 0)
 
 
 def test_legacy_deals_are_the_old_engine_s() -> None:

@@ -31,7 +31,7 @@ from sqlalchemy import text
 
 from arena import storage
 from arena.cli import main
-from arena.game.dealing import LEGACY_SHUFFLE, board_key
+from arena.game.dealing import LEGACY_SHUFFLE, board_key, table_board_key
 from arena.game.policies import RandomPolicy
 from arena.game.rules import PRESETS
 from arena.referee.manifest import load_manifest
@@ -169,7 +169,7 @@ def test_secret_tournament_arena_faults_kill_and_resume(  # noqa: PLR0915 - one 
     tid = storage.row_id(tournament)
     assert tournament.seed is None and tournament.deal_secret
     secret = bytes.fromhex(tournament.deal_secret)
-    keys = [board_key(secret, board) for board in range(2)]
+    keys = [table_board_key(secret, 0, board) for board in range(2)]  # one table
     run = [sys.executable, "-m", "arena.cli", "tournament", "run", "fair", "--parallel", "2", *db]
 
     # Finding 4: the arena cannot start any game (its own descriptor limit).

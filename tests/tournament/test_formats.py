@@ -34,6 +34,15 @@ def test_a_board_is_one_seed_under_all_six_seatings() -> None:
             assert sorted(g.entrants.index(entrant) for g in games) == [0, 0, 1, 1, 2, 2]
 
 
+def test_table_seeds_give_each_table_its_own_boards() -> None:
+    schedule = RoundRobin().schedule(4, boards=2, seed=lambda table, board: 100 * table + board)
+    for game in schedule:
+        assert game.seed == 100 * game.table_index + game.board_index
+    assert len({g.seed for g in schedule}) == 4 * 2
+    # Control: the legacy integer seed deals board n alike at every table.
+    assert len({g.seed for g in RoundRobin().schedule(4, boards=2, seed=7)}) == 2
+
+
 def test_schedule_is_deterministic_and_board_major() -> None:
     a = RoundRobin().schedule(4, boards=2, seed=1)
     assert a == RoundRobin().schedule(4, boards=2, seed=1)

@@ -61,25 +61,28 @@ def arena_db(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return db
 
 
-def _tournament(db: list[str], reuse: Reuse) -> list[dict[str, Any]]:
+def _tournament(db: list[str], reuse: Reuse) -> tuple[list[dict[str, Any]], int]:
     """The 12 records of a round robin of the three memory bots on two boards, played by
-    one worker (two would each take one board of a seating: nothing to reuse)."""
+    one worker (two would each take one board of a seating: nothing to reuse), and how many
+    process sets were started for a game."""
     name = reuse.value
     assert main(["tournament", "create", name, "--bots", ",".join(NAMES), "--boards", "2",
                  "--time-control", CONTROL, *db]) == 0  # fmt: skip
     engine = open_database(db[1])
     try:
-        asyncio.run(run_tournament(engine, name, LocalProcessExecutor(1, reuse=reuse)))
+        executor = LocalProcessExecutor(1, reuse=reuse)
+        asyncio.run(run_tournament(engine, name, executor))
         tid = storage.row_id(storage.get_tournament(engine, name))
         records = dict(storage.tournament_records(engine, tid))
     finally:
         engine.dispose()
     assert sorted(records) == list(range(12))  # exactly one record per game
-    return [records[i] for i in range(12)]
+    return [records[i] for i in range(12)], executor.opened
 
 
 def test_seating_reuse_keeps_processes_and_never_repeats_a_deal(arena_db: list[str]) -> None:
-    records = _tournament(arena_db, Reuse.SEATING)
+    records, opened = _tournament(arena_db, Reuse.SEATING)
+    assert opened == 6  # one set per seating, for both boards
     logs = [log for record in records for log in _stderr(record)]
     assert all(record["faults"] == [] for record in records)
     assert not [log for log in logs if "KNOWN-DEAL" in log]
@@ -94,7 +97,8 @@ def test_seating_reuse_keeps_processes_and_never_repeats_a_deal(arena_db: list[s
 def test_control_one_process_set_per_table_meets_the_same_deal_again(
     arena_db: list[str],
 ) -> None:
-    records = _tournament(arena_db, Reuse.BOARD)
+    records, opened = _tournament(arena_db, Reuse.BOARD)
+    assert opened == 1  # one set for the whole table
     logs = [log for record in records for log in _stderr(record)]
     assert [log for log in logs if "KNOWN-DEAL" in log]
 

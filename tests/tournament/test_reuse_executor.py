@@ -7,6 +7,7 @@ Fake slots in this process (no bot processes): what any executor built on
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import pytest
@@ -222,3 +223,59 @@ def test_the_boards_are_shared_out_evenly_between_workers(monkeypatch: pytest.Mo
     monkeypatch.setattr(_Queue, "_may_claim", lambda _self, _holder: True)
     greedy = _claims(jobs)
     assert sorted(len(boards) for boards in greedy.values()) == [1, 5]
+
+
+def _table_jobs() -> list[GameJob]:
+    """Two tables (bots a, b, c and d, e, f) of 6 boards under 6 seatings, every table's
+    board with its own deal (a round robin's per-table deals), board-major."""
+    jobs: list[GameJob] = []
+    for board in range(6):
+        for table, bots in enumerate((("a", "b", "c"), ("d", "e", "f"))):
+            for seat in itertools.permutations(range(3)):
+                paths = (bots[seat[0]], bots[seat[1]], bots[seat[2]])
+                jobs.append(
+                    GameJob(len(jobs), 100 * table + board, 0, {}, "classic", "", paths, "", 0)
+                )
+    return jobs
+
+
+def _sets_started(jobs: list[GameJob], turns: list[int]) -> tuple[int, list[int]]:
+    """Two workers taking jobs in the order *turns* repeats (a worker with nothing it may
+    start skips its turn), each preferring the key it played last: how many process sets
+    they start (a job whose key is not the worker's last one), and the games each plays."""
+
+    async def hand_out() -> tuple[int, list[int]]:
+        queue = _Queue(jobs, separate_deals=True)
+        workers, last = (object(), object()), [None, None]
+        started, played, turn = 0, [0, 0], 0
+        while queue.waiting:
+            who = turns[turn % len(turns)]
+            turn += 1
+            if queue._startable(last[who], workers[who]) is None:
+                continue
+            job = await queue.take(last[who], workers[who])
+            assert job is not None
+            started += job.reuse_key != last[who]
+            last[who], played[who] = job.reuse_key, played[who] + 1
+            await queue.done(job)
+        return started, played
+
+    return asyncio.run(hand_out())
+
+
+def test_a_set_plays_on_to_its_table_s_next_board_when_one_worker_is_faster(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With per-table deals a seating's set can play all 6 boards of its table: 12 sets for
+    2 tables. One worker twice as fast as the other (it takes two jobs to the other's one)
+    is soon owed fewer games; the strict balance (claim only while owing no more than the
+    other) then makes it leave its set for another seating of a board it owns, and start
+    new processes. Continuing its own seating onto a new deal is allowed up to one deal's
+    games ahead: 13 sets instead of 22, and both workers still share the work."""
+    started, played = _sets_started(_table_jobs(), [0, 0, 1])
+    assert started <= 13
+    assert min(played) >= 24 and sum(played) == 72
+
+    balanced = _Queue._may_claim
+    monkeypatch.setattr(_Queue, "_may_claim", lambda self, who, _slack=0: balanced(self, who))
+    assert _sets_started(_table_jobs(), [0, 0, 1])[0] >= 20  # control: the strict balance
