@@ -75,8 +75,9 @@ class Cluster:
     work: Path
     env: dict[str, str]
     nodes: list[Node] = field(default_factory=list)
-    pids: set[int] = field(default_factory=set)
-    """Every Ray process seen under a node (to kill the leftovers at the end)."""
+    seen: dict[int, Any] = field(default_factory=dict)
+    """Every Ray process seen under a node, by pid (``psutil.Process``, which remembers its
+    start time), to kill the leftovers at the end."""
 
     def start_node(self, name: str, *args: str) -> Node:
         """``ray start ... --block`` with its own temp dir and cache; once it is up."""
@@ -105,29 +106,31 @@ class Cluster:
         for node in self.nodes:
             with contextlib.suppress(psutil.Error):
                 parent = psutil.Process(node.process.pid)
-                self.pids.update(p.pid for p in parent.children(recursive=True))
+                for child in parent.children(recursive=True):
+                    self.seen.setdefault(child.pid, child)
 
     def stop(self) -> None:
-        """Kill every node and every Ray process seen under one; remove the directories."""
+        """Kill every node and every Ray process seen under one that still runs; remove the
+        directories.
+
+        Each is killed through the ``psutil.Process`` noted when it was seen, which checks
+        that its pid still names that process (start time): many were bots and workers that
+        ended long ago, and the suite starts processes fast enough for their pids to be
+        given to others meanwhile (pid_max is 32768 here). Killing by bare pid once
+        SIGKILLed whatever had the pid then, such as another test worker's dashboard server.
+        """
         import psutil  # noqa: PLC0415
 
         self.remember_processes()
         for node in self.nodes:
             node.kill()
-        for pid in self.pids:
-            with contextlib.suppress(psutil.Error):
-                psutil.Process(pid).kill()
-        psutil.wait_procs([p for p in map(_process, self.pids) if p is not None], timeout=10)
+        alive = []
+        for process in self.seen.values():
+            with contextlib.suppress(psutil.Error):  # gone, or its pid now someone else's
+                process.kill()
+                alive.append(process)
+        psutil.wait_procs(alive, timeout=10)
         shutil.rmtree(self.work, ignore_errors=True)
-
-
-def _process(pid: int) -> Any:
-    import psutil  # noqa: PLC0415
-
-    try:
-        return psutil.Process(pid)
-    except psutil.Error:
-        return None
 
 
 @contextlib.contextmanager
