@@ -115,9 +115,9 @@ class Cluster:
 
         Each is killed through the ``psutil.Process`` noted when it was seen, which checks
         that its pid still names that process (start time): many were bots and workers that
-        ended long ago, and the suite starts processes fast enough for their pids to be
-        given to others meanwhile (pid_max is 32768 here). Killing by bare pid once
-        SIGKILLed whatever had the pid then, such as another test worker's dashboard server.
+        ended long ago, and the whole suite allocates about 29,000 pids in 7 minutes against
+        a pid_max of 32,768 here, so their pids come round again. Killing by bare pid could
+        SIGKILL whatever has the pid by then, such as another test worker's server.
         """
         import psutil  # noqa: PLC0415
 
