@@ -66,7 +66,6 @@ table's board *n* (so a worker can keep one table's processes for all its boards
 another plays another table: docs/scaling.md)."""
 BOARD_DEALS: Final = "board"
 TABLE_DEALS: Final = "table"
-DEAL_SCOPES: Final = (BOARD_DEALS, TABLE_DEALS)
 STATUSES: Final = ("created", "running", "interrupted", "finished", "failed")
 CONTRACTS: Final = (9, 5, 2)
 """The contracts ``game_seat`` counts hands and makes of (``hands_9`` ... ``made_2``)."""
