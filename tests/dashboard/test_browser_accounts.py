@@ -8,6 +8,7 @@ password is refused and then rate-limited. Screenshots go to ``test-artifacts/da
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -140,12 +141,14 @@ def _explain(arena: Arena, page: Any) -> str:
     states = [app.get_attribute(f"data-test-{k}-state") for k in ("script", "connection")]
     main = page.locator("[data-testid='stMain']").inner_text()
     side = page.locator("[data-testid='stSidebar']").inner_text()
-    for pid in _process_tree(arena.server.pid):  # one at a time: their dumps share the log
-        try:
-            os.kill(pid, signal.SIGUSR1)
-        except ProcessLookupError:
-            continue
-        time.sleep(0.5)  # faulthandler writes from the signal handler; let it land
+    import psutil  # noqa: PLC0415 - a dev dependency, as in the other process tests
+
+    with contextlib.suppress(psutil.Error):
+        server = psutil.Process(arena.server.pid)  # the CLI, and the Streamlit server it runs
+        for process in [server, *server.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                process.send_signal(signal.SIGUSR1)  # one at a time: their dumps share the log
+                time.sleep(0.5)  # faulthandler writes from the signal handler; let it land
     log = arena.log.read_text(errors="replace").splitlines()[-300:]
     return "\n".join(
         [
@@ -156,20 +159,6 @@ def _explain(arena: Arena, page: Any) -> str:
             *log,
         ]
     )
-
-
-def _process_tree(pid: int) -> list[int]:
-    """*pid* and its descendants (the CLI and the Streamlit server it runs)."""
-    found, queue = [], [pid]
-    while queue:
-        current = queue.pop()
-        found.append(current)
-        try:
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
-        queue.extend(int(child) for child in children)
-    return found
 
 
 def _settled(page: Any) -> None:
