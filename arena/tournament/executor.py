@@ -127,19 +127,21 @@ class _Queue:
     processes; that job's key then counts as the worker's too, and comes second in its
     preference.
 
-    **Claims stay balanced.** Since a deal stays with the worker that first played it, the
-    deals are split between the workers as they are first taken, and a worker ends idle
-    once its own are played. Left greedy, the worker that got going first (the other still
-    starting its bots) claimed every board its seating's processes reached: 5 of 6 boards
-    of a round robin, its partner playing 24 of 144 games and then waiting. So a worker
-    claims a new deal only while it owes no more waiting games than any other worker
-    (:meth:`_may_claim`); otherwise it plays the deals it owns. Every worker that owes
-    games has one it may start (its deals run nowhere else), so nobody waits for this.
-    One exception keeps a set playing: the next board of the seating a worker holds (a
-    round robin's tables have their own deals, so that is a new deal) may be claimed up to
-    one deal's games beyond the balance. Held strictly, a worker a little ahead had to
-    leave its set for another seating of a board it owned and start new processes
-    (22 sets instead of 13 for two tables' 72 games when one worker is twice as fast).
+    **Claims stay balanced, in the end.** Since a deal stays with the worker that first
+    played it, the deals are split between the workers as they are first taken, and a
+    worker ends idle once its own are played. Left greedy, the worker that got going first
+    (the other still starting its bots) claimed every board its seating's processes reached:
+    5 of 6 boards of a round robin, its partner playing 24 of 144 games and then waiting.
+    So a worker claims a new deal only while every other worker could still catch up with
+    what it would then owe, from the deals nobody owns yet (:meth:`_may_claim`): freely
+    while many are left, by a strict balance of the games owed at the end. Every worker
+    that owes games has one it may start (its deals run nowhere else), so nobody waits for
+    this. The next board of the seating a worker holds may be claimed up to one deal's
+    games beyond that, so its set plays on. A set plays its seating on the boards of its
+    table its worker owns, so claims held to a strict balance from the start (the rule
+    before) split tables between workers early, and each seating of a split table needs a
+    set in each worker: 37 sets for the benchmark's 4 tables of 6 boards against 30 with
+    this rule, where 24 is every set playing all its table's boards (docs/scaling.md).
     """
 
     def __init__(
@@ -178,13 +180,11 @@ class _Queue:
         whose key no other worker holds or expects, else the first that may start."""
         held = {key for who, key in self.holding.items() if who is not holder}
         held.update(key for who, key in self.expecting.items() if who is not holder)
-        may_claim = self._may_claim(holder)
+        unowned = self._unowned()
         first = second = unheld = None
         for i, job in enumerate(self.waiting):
             key = job.reuse_key
-            if self.separate_deals and not self._deal_free(
-                job, holder, prefer, may_claim, finishing
-            ):
+            if self.separate_deals and not self._deal_free(job, holder, prefer, finishing, unowned):
                 continue
             if prefer is not None and key == prefer:
                 return i
@@ -206,8 +206,8 @@ class _Queue:
         job: GameJob,
         holder: object,
         prefer: Hashable | None,
-        may_claim: bool,
         finishing: GameJob | None,
+        unowned: int,
     ) -> bool:
         """Whether *holder* may play *job*'s deal now: nobody plays it (*finishing* aside),
         no other worker owns it, and *holder* owns it, may claim a new deal, or continues
@@ -217,16 +217,26 @@ class _Queue:
         owner = self.owners.get(job.deal)
         if owner is not None:
             return owner is holder  # another's processes may know the deal
-        if may_claim:
-            return True
-        return job.reuse_key == prefer and self._may_claim(holder, self.left[job.deal])
+        games = self.left[job.deal]
+        slack = games if job.reuse_key == prefer else 0
+        return self._may_claim(holder, unowned, games, slack)
 
-    def _may_claim(self, holder: object, slack: int = 0) -> bool:
-        """Whether *holder* may take a job of a deal nobody owns yet: when it owes no
-        waiting games, or no more than every other worker does (plus *slack*)."""
+    def _unowned(self) -> int:
+        """Waiting games of the deals nobody owns yet: what the workers may still claim."""
+        return sum(count for deal, count in self.left.items() if deal not in self.owners)
+
+    def _may_claim(self, holder: object, unowned: int, games: int = 0, slack: int = 0) -> bool:
+        """Whether *holder* may claim a deal nobody owns yet, of *games* waiting games: when
+        it owes no waiting games, or when every other worker could still catch up with what
+        it would then owe (plus *slack*) from the *unowned* games left after the claim.
+        Early in a run that leaves claims free, so a worker's set plays a whole table; at
+        the end, it is a strict balance of the games owed."""
         mine = self.owed.get(holder, 0)
         others = [owed for who, owed in self.owed.items() if who is not holder]
-        return mine == 0 or not others or mine <= min(others) + slack
+        if mine == 0 or not others:
+            return True
+        behind = sum(max(0, mine + games - slack - owed) for owed in others)
+        return behind <= unowned - games
 
     def _busy(self, deal: Deal, finishing: GameJob | None) -> bool:
         """Whether a game of *deal* is running, *finishing* aside."""
