@@ -13,8 +13,9 @@ a. **Per decision, on recorded-like requests.** Engine games of random play (the
    and keeps its caches for itself, so the bot side decodes seat 0's requests of some
    games, then seat 1's of other games, then seat 2's; every round plays games of its
    own, so nothing decoded in one round is met again in the next.
-b. **Bot start-up.** ``python -c "import arena.sdk"`` in a fresh process, repeated, beside
-   ``python -c "import sys"`` (the interpreter alone).
+b. **Bot start-up and exit.** ``python -c "import arena.sdk"`` in a fresh process,
+   repeated, beside ``python -c "import sys"`` (the interpreter alone); each also reports
+   what it spends after its last atexit handler (the interpreter's finalisation).
 c. **A match's CPU split.** ``play_match`` of three ``sample_bots/random_bot`` processes
    (the sandbox off: its set-up is not what is measured): the CPU of this process (the
    referee) and of its children (the three bots), from ``getrusage``. With ``--raw``, the
@@ -25,6 +26,10 @@ d. **Old against new in the same match** (``--versus OLD_TREE``, the parent dire
    raw bench bot play the same matches, seats rotated, so all three see the same machine
    load (matches run one after another can differ by more than a change). Each bot
    process reports its own CPU (``getrusage`` at exit).
+e. **A bot process's whole life, counted** (``--count-life GAMES``, alone): one match in
+   which a ``random_bot`` runs under ``valgrind --tool=callgrind``, beside two raw bench
+   bots; the instructions of that process up to the interpreter's finalisation and in it
+   (docs/performance.md, "A bot process's own cost").
 
 All figures are CPU time (``time.process_time``, ``getrusage``), not wall clock: other
 load on the machine inflates them less. Rounds repeat each part; the minimum is the
@@ -41,7 +46,8 @@ per-decision costs (see :func:`counted_workload`).
 
 Run: ``python benchmarks/protocol.py [--games 10] [--rounds 3] [--imports 10]
 [--match-games 30] [--matches 1] [--raw] [--versus OLD_TREE [--versus-matches 3]]
-[--json]`` (about a minute with the defaults).
+[--json]`` (about a minute with the defaults); ``python benchmarks/protocol.py
+--count-life GAMES [--seed N]`` for (e) (about 10 s, and 1 s a game, under callgrind).
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ import asyncio
 import json
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -67,6 +74,7 @@ from arena.protocol import convert
 from arena.referee.config import MatchConfig
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import play_match
+from arena.referee.timecontrol import TimeControl
 from arena.sandbox.config import SandboxConfig, SandboxMode
 from arena.v1 import arena_pb2 as pb
 
@@ -184,24 +192,43 @@ def per_decision(games: int, rounds: int, ruleset: str, seed: int) -> dict[str, 
 # ---------------------------------------------------------------------------------------
 
 
-def child_cpu(argv: list[str]) -> float:
-    """CPU seconds (user + system) of one child process run to its end."""
+EXIT_PROBE = (
+    "import atexit, resource\n"
+    "def _cpu():\n"
+    "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "    print(usage.ru_utime + usage.ru_stime, flush=True)\n"
+    "atexit.register(_cpu)\n"  # registered first, so it runs after every other handler
+)
+"""The start of every program of (b): it prints its CPU seconds at its last atexit handler,
+so that what the process spends after that (the interpreter's finalisation) is known."""
+
+
+def child_cpu(argv: list[str]) -> tuple[float, float]:
+    """CPU seconds (user + system) of one child process run to its end, and of its part
+    after the CPU it printed last (see :data:`EXIT_PROBE`)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, check=True)
+    printed = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return total, total - float(printed.split()[-1])
 
 
 def imports(count: int) -> dict[str, Any]:
-    """Part (b): CPU ms of ``import arena.sdk`` in a fresh interpreter, and of none."""
-    sdk = f"import sys; sys.path.insert(0, {ARENA_PARENT!r}); import arena.sdk"
-    runs = [
-        {
-            "import_arena_sdk_ms": child_cpu([sys.executable, "-c", sdk]) * 1e3,
-            "interpreter_ms": child_cpu([sys.executable, "-c", "import sys"]) * 1e3,
-        }
-        for _ in range(count)
-    ]
+    """Part (b): CPU ms of ``import arena.sdk`` in a fresh interpreter, and of none; and of
+    each one's finalisation after its last atexit handler."""
+    sdk = f"{EXIT_PROBE}import sys; sys.path.insert(0, {ARENA_PARENT!r}); import arena.sdk"
+    runs = []
+    for _ in range(count):
+        sdk_s, sdk_exit_s = child_cpu([sys.executable, "-c", sdk])
+        bare_s, bare_exit_s = child_cpu([sys.executable, "-c", EXIT_PROBE])
+        runs.append(
+            {
+                "import_arena_sdk_ms": sdk_s * 1e3,
+                "import_arena_sdk_exit_ms": sdk_exit_s * 1e3,
+                "interpreter_ms": bare_s * 1e3,
+                "interpreter_exit_ms": bare_exit_s * 1e3,
+            }
+        )
     return summarize(runs)
 
 
@@ -228,10 +255,16 @@ runpy.run_path({script!r}, run_name="__main__")
 
 
 def launcher_bot(
-    directory: Path, name: str, script: Path, args: list[str], parent: str = ARENA_PARENT
+    directory: Path,
+    name: str,
+    script: Path,
+    args: list[str],
+    parent: str = ARENA_PARENT,
+    command: str = "python bot.py",
 ) -> BotManifest:
     """A bot directory whose bot runs *script* on the ``arena`` package in *parent* (this
-    process's by default) and appends its CPU seconds to ``cpu.log`` there when it ends."""
+    process's by default) and appends its CPU seconds to ``cpu.log`` there when it ends;
+    the manifest runs the launcher with *command*."""
     directory.mkdir(parents=True, exist_ok=True)
     source = LAUNCHER.format(
         script=str(script), parent=parent, args=args, cpu_log=str(directory / "cpu.log")
@@ -239,7 +272,7 @@ def launcher_bot(
     (directory / "bot.py").write_text(source, encoding="utf-8")
     (directory / "bot.toml").write_text(
         f'name = "{name}"\nversion = "1"\nlanguage = "python"\n'
-        f'description = "benchmark launcher"\nrun = "python bot.py"\n',
+        f'description = "benchmark launcher"\nrun = "{command}"\n',
         encoding="utf-8",
     )
     return load_manifest(directory)
@@ -337,6 +370,61 @@ def matches(games: int, count: int, raw: bool, seed: int) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------
+# e. A bot process's whole life, counted
+# ---------------------------------------------------------------------------------------
+
+PATIENT = TimeControl(decision_ms=60_000, bank_ms=600_000, grace_ms=1000, startup_ms=600_000)
+"""Limits a bot running under callgrind (some 50 times slower) never reaches."""
+
+
+def counted_life(games: int, seed: int) -> dict[str, float]:
+    """Part (e): one match of *games* games in which seat 0 is a ``random_bot`` process run
+    under ``valgrind --tool=callgrind`` and seats 1 and 2 raw bench bots: the instructions
+    that process executed from its start to the interpreter's finalisation (start-up,
+    imports, the games, the end of :meth:`~arena.sdk.Bot.run`, atexit handlers excluded)
+    and in the finalisation (``Py_FinalizeEx``: atexit handlers, garbage collection,
+    module teardown). Counts do not depend on the machine's load, so one run of the old
+    tree and one of the new compare (PYTHONPATH, as for the other parts)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--count-life needs valgrind")
+    with tempfile.TemporaryDirectory(prefix="arena-protocol-bench-") as tmp:
+        out = Path(tmp, "callgrind.out")
+        counted = launcher_bot(
+            Path(tmp, "counted"),
+            "random_counted",
+            RANDOM_BOT,
+            ["--seed", "1"],
+            command=f"{valgrind} --tool=callgrind --callgrind-out-file={out} "
+            "--dump-before=Py_FinalizeEx python bot.py",
+        )
+        raw = raw_bench_bot(Path(tmp, "raw"))
+        config = MatchConfig(
+            PRESETS["classic"],
+            games,
+            seed,
+            time_control=PATIENT,
+            stop_grace_s=600,
+            sandbox=SandboxConfig(mode=SandboxMode.OFF),
+        )
+        result = asyncio.run(play_match([counted, raw, raw], config))
+        return {
+            "decisions": sum(len(r["timings"]["decision_ms"][0]) for r in result.records),
+            "faults": sum(len(record["faults"]) for record in result.records),
+            "before_finalisation": callgrind_total(Path(f"{out}.1")),
+            "finalisation": callgrind_total(out),
+        }
+
+
+def callgrind_total(path: Path) -> float:
+    """The instruction total of one callgrind output file."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("totals:"):
+            return float(line.split()[1])
+    raise ValueError(f"no totals in {path}")
+
+
+# ---------------------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------------------
 
@@ -375,7 +463,10 @@ def report(results: dict[str, Any]) -> str:
             "b. start-up CPU ms (min / median): import arena.sdk "
             f"{b['import_arena_sdk_ms']['min']:.0f} / {b['import_arena_sdk_ms']['median']:.0f}, "
             f"bare interpreter {b['interpreter_ms']['min']:.0f} / "
-            f"{b['interpreter_ms']['median']:.0f}"
+            f"{b['interpreter_ms']['median']:.0f}; of which the finalisation after atexit: "
+            f"{b['import_arena_sdk_exit_ms']['min']:.1f} / "
+            f"{b['import_arena_sdk_exit_ms']['median']:.1f} and "
+            f"{b['interpreter_exit_ms']['min']:.1f} / {b['interpreter_exit_ms']['median']:.1f}"
         )
     c = results.get("matches")
     if c:
@@ -403,6 +494,13 @@ def report(results: dict[str, Any]) -> str:
                 f"SDK over raw a decision: old {run['sdk_over_raw_old_us']:.0f} us, "
                 f"new {run['sdk_over_raw_new_us']:.0f} us"
             )
+    e = results.get("counted_life")
+    if e:
+        lines.append(
+            f"e. a random_bot process under callgrind, {e['decisions']:.0f} decisions: "
+            f"{e['before_finalisation'] / 1e6:.1f} M instructions to its finalisation, "
+            f"{e['finalisation'] / 1e6:.1f} M in it; faults {e['faults']:.0f}"
+        )
     return "\n".join(lines)
 
 
@@ -425,6 +523,12 @@ def main() -> int:
         choices=("observe", "build", "decode"),
         help="only run the fixed workload of counted_workload (for callgrind) and exit",
     )
+    parser.add_argument(
+        "--count-life",
+        type=int,
+        metavar="GAMES",
+        help="only run (e): a match of GAMES games with one bot under callgrind, and exit",
+    )
     parser.add_argument("--seed", type=int, default=random.SystemRandom().randrange(1 << 30))
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
@@ -432,6 +536,10 @@ def main() -> int:
         counted_workload(args.count_step, args.games)
         return 0
     results: dict[str, Any] = {"seed": args.seed, "rounds": args.rounds, "arena": ARENA_PARENT}
+    if args.count_life:
+        results["counted_life"] = counted_life(args.count_life, args.seed)
+        print(json.dumps(results, indent=2) if args.json else report(results))
+        return 1 if results["counted_life"]["faults"] else 0
     if args.rounds:
         results["per_decision"] = per_decision(args.games, args.rounds, args.ruleset, args.seed)
     if args.imports:

@@ -21,7 +21,8 @@ in one run (issue 14, item 6).
       (``benchmarks/referee.py``'s bare baseline: one raw bench bot process per pair, the
       median request's bytes, no referee), converted to games/s with the tournament's
       decisions per game;
-   d. the same tournament through Ray on two local nodes (:func:`ray_row`).
+   d. the same tournament through Ray on two local nodes (:func:`ray_row`), ``--repeat``
+      times (its median run; Ray's own daemons share the 2 cores and spread it widely).
 
    Reported, never asserted: games/s and hands/s of each, and the goals (local tournament
    >= 1.5x ``arena match``'s games/s, >= 0.5 of the transport ceiling, Ray's overhead
@@ -40,6 +41,7 @@ import concurrent.futures
 import importlib.util
 import json
 import multiprocessing
+import os
 import resource
 import shutil
 import statistics
@@ -151,8 +153,11 @@ def tournament_run(
         records = [record for _, record in storage.tournament_records(engine, tid)]
     finally:
         engine.dispose()
-    machine = {"machine_busy": busy / total if total else 0.0}
-    return _totals(records, seconds) | _cpu(cpu, len(records), seconds) | machine
+    return (
+        _totals(records, seconds)
+        | _cpu(cpu, len(records), seconds)
+        | _machine(busy, total, len(records))
+    )
 
 
 def _machine_jiffies() -> tuple[int, int]:
@@ -161,6 +166,17 @@ def _machine_jiffies() -> tuple[int, int]:
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:9]]
     idle = fields[3] + fields[4]  # idle + iowait
     return sum(fields) - idle, sum(fields)
+
+
+def _machine(busy: int, total: int, games: int) -> dict[str, float]:
+    """The whole machine's share of busy time, and its busy CPU seconds per game (every
+    process, bots included, and other users' load too: on a quiet machine, what a game
+    costs in all). The bound on a tournament's speed against ``arena match`` in
+    :func:`print_report` comes from these."""
+    return {
+        "machine_busy": busy / total if total else 0.0,
+        "machine_cpu_per_game": busy / os.sysconf("SC_CLK_TCK") / games if games else 0.0,
+    }
 
 
 def _cpu(cpu: float, games: int, seconds: float) -> dict[str, float]:
@@ -221,12 +237,15 @@ def match_run(paths: list[Path], games: int) -> dict[str, Any]:
     """``arena match``'s code path: one match, the same three processes for every game."""
     seats = [load_manifest(p) for p in paths[:3]]
     config = MatchConfig(PRESETS["classic"], games, 1, time_control=TimeControl.parse(TIME_CONTROL))
-    cpu_before = _cpu_seconds()
+    cpu_before, machine_before = _cpu_seconds(), _machine_jiffies()
     start = time.perf_counter()
     result = asyncio.run(play_match(seats, config))
     seconds = time.perf_counter() - start
     cpu = _cpu_seconds() - cpu_before
-    return _totals(result.records, seconds) | _cpu(cpu, games, seconds)
+    busy, total = (b - a for a, b in zip(machine_before, _machine_jiffies(), strict=True))
+    return (
+        _totals(result.records, seconds) | _cpu(cpu, games, seconds) | _machine(busy, total, games)
+    )
 
 
 def _pair(work: Path, count: int, index: int) -> float:
@@ -373,7 +392,10 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         played["decisions"] / played["games"],
         played["hands"] / played["games"],
     )
-    results["ray"] = ray_row(work, paths, args.boards, parallel)
+    ray_runs = [ray_row(work, paths, args.boards, parallel) for _ in range(args.repeat)]
+    measured = [row for row in ray_runs if row is not None]
+    results["ray_runs"] = measured
+    results["ray"] = _median(measured) if measured else None
     if args.rating_games:
         results["ratings"] = recompute(work, args.rating_games)
     return results
@@ -466,10 +488,23 @@ def print_report(results: dict[str, Any]) -> None:
         f"--no-reuse {results['tournament_no_reuse']['machine_busy']:.0%}"
     )
     print(f"  goal: tournament >= {GOAL_VS_MATCH}x arena match: {vs_match:.2f}x")
+    match = results["match"]
+    cores = os.cpu_count() or 1
+    print(
+        "  whole-machine CPU seconds per game (bots included): "
+        f"tournament, reuse {reuse['machine_cpu_per_game']:.3f}; arena match "
+        f"{match['machine_cpu_per_game']:.3f}, whose games take {1 / match['games_per_s']:.3f} s "
+        f"each. With no process to start at all, {cores} busy cores would play at most "
+        f"{cores * match['games_per_s'] ** -1 / match['machine_cpu_per_game']:.2f}x arena "
+        "match's games/s (docs/scaling.md)"
+    )
     print(f"  goal: tournament >= {GOAL_VS_CEILING} of the transport ceiling: {vs_ceiling:.2f}")
     if results["ray"] is not None:
         overhead = reuse["games_per_s"] / results["ray"]["games_per_s"] - 1
-        print(f"  goal: Ray overhead < {GOAL_RAY_OVERHEAD:.0%}: {overhead:+.1%}")
+        rates = " ".join(f"{row['games_per_s']:.2f}" for row in results["ray_runs"])
+        print(
+            f"  goal: Ray overhead < {GOAL_RAY_OVERHEAD:.0%}: {overhead:+.1%} (Ray runs: {rates})"
+        )
     if "ratings" in results:
         r = results["ratings"]
         print(
@@ -496,7 +531,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boards", type=int, default=6, help="boards of the round robin")
     parser.add_argument("--parallel", type=int, default=2, help="worker processes")
     parser.add_argument(
-        "--repeat", type=int, default=1, help="alternating runs of each local tournament variant"
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs of each local tournament variant (alternating) and of the Ray row; medians reported",
     )
     parser.add_argument(
         "--tournaments-only",

@@ -13,15 +13,19 @@ package's ``__path__`` only if every digest matches the source on disk now. So a
 source is never shadowed by a stale build, and with no build (no C compiler, a wheel, or
 ``ARENA_PURE_PYTHON=1``) the pure-Python modules run, with the same results. This module
 reads those few files at import time; nothing else in ``arena.game`` touches the disk.
+
+Every process that imports the engine runs this check, each bot process among them, so it
+uses only what the engine imports anyway (``hashlib``, for :mod:`arena.game.dealing`) and
+``os.path``: ``pathlib`` would add about 4 ms of imports to every start, and ``json`` is
+imported only when a build is there to check (docs/performance.md, "A bot process's own
+cost").
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
-from pathlib import Path
 from typing import Final
 
 COMPILED_MODULES: Final = ("state", "dealing", "exchange", "ending")
@@ -36,12 +40,12 @@ GROUP: Final = "arena.game._engine"
 """mypyc's name for the shared library of the compiled modules (found on ``__path__`` too)."""
 
 
-def stamp(package_dir: Path) -> dict[str, object]:
+def stamp(package_dir: str | os.PathLike[str]) -> dict[str, object]:
     """What a build must have been made from: this Python, and each source's digest."""
-    sources = {
-        name: hashlib.sha256((package_dir / f"{name}.py").read_bytes()).hexdigest()
-        for name in COMPILED_MODULES
-    }
+    sources = {}
+    for name in COMPILED_MODULES:
+        with open(os.path.join(package_dir, f"{name}.py"), "rb") as source:
+            sources[name] = hashlib.sha256(source.read()).hexdigest()
     return {"python": sys.implementation.cache_tag, "sources": sources}
 
 
@@ -49,14 +53,17 @@ def compiled_path(package_dir: str) -> list[str]:
     """``[build directory]`` if an up-to-date build exists and is not switched off, else ``[]``."""
     if os.environ.get(PURE_ENV):
         return []
-    package = Path(package_dir)
-    build = package / BUILD_DIR
+    build = os.path.join(package_dir, BUILD_DIR)
     try:
-        built_from = json.loads((build / STAMP).read_text(encoding="utf-8"))
-        current = stamp(package)
+        with open(os.path.join(build, STAMP), encoding="utf-8") as file:
+            text = file.read()
+        import json  # noqa: PLC0415 - only with a build to check: every bot process imports this
+
+        built_from = json.loads(text)
+        current = stamp(package_dir)
     except (OSError, ValueError):
         return []
-    return [str(build)] if built_from == current else []
+    return [build] if built_from == current else []
 
 
 def is_compiled() -> bool:
