@@ -194,12 +194,12 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def ray_row(work: Path, paths: list[Path], boards: int, parallel: int) -> dict[str, Any] | None:
-    """THE RAY ROW (helper H2 fills this function; nothing else in this file is H2's).
-
-    The same round robin as :func:`tournament_run` through ``RayExecutor`` on a local
-    cluster of two nodes; its :func:`_totals` plus anything Ray-specific, or ``None`` when
-    Ray is not installed (the row then reads "not measured").
+def ray_row(
+    work: Path, paths: list[Path], boards: int, parallel: int, label: str = "ray"
+) -> dict[str, Any] | None:
+    """The Ray row: the same round robin as :func:`tournament_run` through ``RayExecutor``
+    on a local cluster of two nodes; its :func:`_totals` plus anything Ray-specific, or
+    ``None`` when Ray is not installed (the row then reads "not measured").
 
     The cluster is a head and a second node of one CPU each, started with ``ray start`` and
     token authentication by ``tests/tournament/ray_support.py`` (imported by path), before
@@ -225,12 +225,22 @@ def ray_row(work: Path, paths: list[Path], boards: int, parallel: int) -> dict[s
         executor.connect()
         connect = time.perf_counter() - start
         try:
-            row = tournament_run(work, paths, boards, executor, "ray")
+            row = tournament_run(work, paths, boards, executor, label)
         finally:
             executor.close()
     row["connect_seconds"] = connect
     row["nodes"] = len(set(executor.played_on.values()))
     return row
+
+
+def _ray_row_apart(
+    work: Path, paths: list[Path], boards: int, parallel: int, label: str
+) -> dict[str, Any] | None:
+    """:func:`ray_row` in a fresh process: a Ray driver joins one cluster per process (it
+    keeps the first cluster's token), and each run starts a cluster of its own."""
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+        return pool.submit(ray_row, work, paths, boards, parallel, label).result()
 
 
 def match_run(paths: list[Path], games: int) -> dict[str, Any]:
@@ -392,7 +402,10 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         played["decisions"] / played["games"],
         played["hands"] / played["games"],
     )
-    ray_runs = [ray_row(work, paths, args.boards, parallel) for _ in range(args.repeat)]
+    ray_runs = [
+        _ray_row_apart(work, paths, args.boards, parallel, f"ray-{turn}")
+        for turn in range(args.repeat)
+    ]
     measured = [row for row in ray_runs if row is not None]
     results["ray_runs"] = measured
     results["ray"] = _median(measured) if measured else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import shutil
@@ -49,6 +50,17 @@ def die_with_parent_prefix() -> tuple[str, ...]:
     """
     setpriv = shutil.which("setpriv")
     return (setpriv, "--pdeathsig", "KILL", "--") if setpriv else ()
+
+
+def _require_runtime(program: str, env: Mapping[str, str]) -> None:
+    """Refuse a bare program name (a runtime, ``python``) that the bot's ``PATH`` lacks, as
+    the spawn itself would: behind ``setpriv`` the exec fails in the child instead, where
+    it looks like the bot's own exit before connecting.
+
+    :raises FileNotFoundError: naming *program* (the arena's fault: :mod:`arena.referee.seat`).
+    """
+    if "/" not in program and shutil.which(program, path=env.get("PATH", "")) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
 
 def bot_environment(
@@ -219,6 +231,7 @@ class BotProcess:
             launch = await prepare(sandbox, directory, manifest.run, env)
             argv, run_env, run_cwd = launch.argv, launch.env, launch.cwd
         else:
+            _require_runtime(manifest.run[0], env)
             argv = [*die_with_parent_prefix(), *manifest.run]
             run_env, run_cwd = dict(env), str(directory)
         stdin = asyncio.subprocess.DEVNULL

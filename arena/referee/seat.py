@@ -221,10 +221,18 @@ def _spawn_failure(spec: BotManifest, exc: OSError | SandboxError) -> BotError |
     The bot's: its own command is missing or not executable (the exec error names it;
     behind the sandbox's chain of helpers the same shows as an exit before connecting).
     The arena's: anything else: no descriptors, memory or processes left, a helper of
-    the sandbox missing, a sandbox that cannot be set up, no free bot uid.
+    the sandbox missing, a sandbox that cannot be set up, no free bot uid, and a runtime
+    named by a bare program name (``python``, ``node``) that is not on the arena's
+    ``PATH`` (the sandbox's chain tells the same apart: :func:`chain.ready_step`).
     """
     command = " ".join(spec.run)
-    if isinstance(exc, OSError) and exc.errno in _BOT_SPAWN_ERRNOS and exc.filename == spec.run[0]:
+    program = spec.run[0]
+    missing = isinstance(exc, OSError) and exc.errno == errno.ENOENT and exc.filename == program
+    if missing and "/" not in program:
+        return ArenaFault(
+            f"the arena could not start {spec.label}: no program {program} on its PATH"
+        )
+    if isinstance(exc, OSError) and exc.errno in _BOT_SPAWN_ERRNOS and exc.filename == program:
         return BotStartupError(f"cannot start {command!r}: {exc.strerror or exc} ({exc.filename})")
     what = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""

@@ -25,8 +25,11 @@ JOIN_CGROUP = (
 )
 
 READY_SCRIPT = (
-    "unset PWD OLDPWD; exec 3>&0 0</dev/null; printf R >&3 || exit 125; exec 3>&-; "
-    'exec "$@"'  # the shell exports PWD (as bubblewrap does): keep the environment clean
+    "unset PWD OLDPWD; "  # the shell exports PWD (as bubblewrap does): keep it clean
+    'case "$1" in */*) ;; *) command -v "$1" >/dev/null || '
+    '{ echo "arena-ready: no program $1 on the sandbox\'s PATH" >&2; exit 125; } ;; esac; '
+    "exec 3>&0 0</dev/null; printf R >&3 || exit 125; exec 3>&-; "
+    'exec "$@"'
 )
 READY_BYTE = b"R"
 """What the chain's last step writes on the ready pipe just before it execs the bot."""
@@ -108,7 +111,11 @@ def ready_step() -> list[str]:
     and execs the bot's command: nothing of the arena's that can fail comes after the
     signal, and the bot never holds the pipe, so a chain that ends without the signal
     failed in the arena's hands (a bot that exits early cannot pass for one: the signal
-    came before it ran). It is stdin because dash, the usual ``/bin/sh``, can only name
+    came before it ran). A command whose program is a bare name (``python``, ``node``)
+    names a runtime the arena provides on the sandbox's ``PATH``, so one that is not
+    there fails this step, before the signal: the arena's fault, never the bot's (the
+    bot ran when it was submitted, and runs wherever the runtime is). A program given
+    by a path (``./engine``) is the bot's own file, and a missing one stays its fault. It is stdin because dash, the usual ``/bin/sh``, can only name
     descriptors 0-9 and the referee cannot choose the number a passed descriptor gets
     without running Python between fork and exec.
     """

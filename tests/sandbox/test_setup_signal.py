@@ -203,6 +203,67 @@ def test_control_without_the_signal_check_a_failed_step_is_charged_to_the_bot(
 
 
 # ---------------------------------------------------------------------------------------
+# A runtime the sandbox lacks: the arena's fault; a file of the bot's own: the bot's
+# ---------------------------------------------------------------------------------------
+
+OLD_READY = (
+    'unset PWD OLDPWD; exec 3>&0 0</dev/null; printf R >&3 || exit 125; exec 3>&-; exec "$@"'
+)
+"""The control's ready step: the one before the runtime check (it signals, then execs)."""
+
+
+def missing_runtime(tmp_path: Path) -> BotManifest:
+    """random_bot with its command's runtime (``python``) named as one no machine has."""
+    bot = random_bot(tmp_path)
+    return replace(bot, run=("arena-no-such-runtime", *bot.run[1:]))
+
+
+def test_a_runtime_missing_from_the_sandbox_is_an_arena_fault(
+    profile: Profile, tmp_path: Path
+) -> None:
+    """A bare program name is a runtime the arena provides on the sandbox's PATH: when it
+    is not there, the ready step fails before its signal, an ArenaFault naming the
+    program, and nothing is charged to the bot."""
+    require(profile)
+    with pytest.raises(ArenaFault) as caught:
+        run(alone(missing_runtime(tmp_path)), config(profile, games=1))
+    message = str(caught.value)
+    assert failed("the ready step", 125, "arena-ready: no program arena-no-such-runtime") in message
+    assert leftovers(tmp_path) == [], "a process of the failed chain survived"
+
+
+def test_control_without_the_runtime_check_a_missing_runtime_is_charged(
+    profile: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Control: with the ready step from before the check, the shell's exec fails after
+    the signal, and the missing runtime is the bot's startup fault."""
+    require(profile)
+    monkeypatch.setattr(chain, "READY_SCRIPT", OLD_READY)
+    fault = startup_fault(run(alone(missing_runtime(tmp_path)), config(profile, games=1)))
+    assert fault["detail"] == "exited with code 127 before connecting"
+
+
+def test_a_missing_file_of_the_bots_own_is_still_charged(profile: Profile, tmp_path: Path) -> None:
+    """A program given by a path is the bot's own file: missing, it is the bot's startup
+    fault, as before."""
+    require(profile)
+    bot = replace(random_bot(tmp_path), run=("./no-such-engine",))
+    fault = startup_fault(run(alone(bot), config(profile, games=1)))
+    assert fault["detail"] == "exited with code 127 before connecting"
+
+
+def test_without_a_sandbox_a_missing_runtime_is_an_arena_fault(tmp_path: Path) -> None:
+    """Sandbox off: the spawn itself fails. A bare program name not on the arena's PATH is
+    the arena's fault; a missing file of the bot's own stays the bot's (control)."""
+    with pytest.raises(ArenaFault) as caught:
+        run(alone(missing_runtime(tmp_path)), config(OFF, games=1))
+    assert str(caught.value).endswith("no program arena-no-such-runtime on its PATH")
+    bot = replace(random_bot(tmp_path, "own_file"), run=("./no-such-engine",))
+    fault = startup_fault(run(alone(bot), config(OFF, games=1)))
+    assert "no-such-engine: No such file" in fault["detail"] + fault.get("stderr_tail", "")
+
+
+# ---------------------------------------------------------------------------------------
 # Hostile bots: their own failures stay theirs
 # ---------------------------------------------------------------------------------------
 
