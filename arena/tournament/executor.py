@@ -140,7 +140,7 @@ class _Queue:
     games beyond that, so its set plays on. A set plays its seating on the boards of its
     table its worker owns, so claims held to a strict balance from the start (the rule
     before) split tables between workers early, and each seating of a split table needs a
-    set in each worker: 37 sets for the benchmark's 4 tables of 6 boards against 30 with
+    set in each worker: 35 to 37 sets for the benchmark's 4 tables of 6 boards against 30 with
     this rule, where 24 is every set playing all its table's boards (docs/scaling.md).
     """
 
@@ -167,6 +167,10 @@ class _Queue:
         """Per deal, the jobs waiting."""
         self.owed: dict[object, int] = {}
         """Per worker, the waiting jobs of the deals it owns (:meth:`_may_claim`)."""
+        self.unowned = sum(self.left.values())
+        """The waiting jobs of the deals nobody owns yet: what the workers may still claim."""
+        self.largest = max(self.left.values(), default=0)
+        """The most waiting jobs one deal has had: no claim is larger."""
 
     def _startable(
         self,
@@ -180,11 +184,15 @@ class _Queue:
         whose key no other worker holds or expects, else the first that may start."""
         held = {key for who, key in self.holding.items() if who is not holder}
         held.update(key for who, key in self.expecting.items() if who is not holder)
-        unowned = self._unowned()
+        unowned = self.unowned
+        # The rule is monotone in a deal's games: if the largest deal may be claimed, any.
+        claims = {(0, 0): self._may_claim(holder, unowned, self.largest)}
         first = second = unheld = None
         for i, job in enumerate(self.waiting):
             key = job.reuse_key
-            if self.separate_deals and not self._deal_free(job, holder, prefer, finishing, unowned):
+            if self.separate_deals and not self._deal_free(
+                job, holder, prefer, finishing, (unowned, claims)
+            ):
                 continue
             if prefer is not None and key == prefer:
                 return i
@@ -207,23 +215,28 @@ class _Queue:
         holder: object,
         prefer: Hashable | None,
         finishing: GameJob | None,
-        unowned: int,
+        claiming: tuple[int, dict[tuple[int, int], bool]],
     ) -> bool:
         """Whether *holder* may play *job*'s deal now: nobody plays it (*finishing* aside),
         no other worker owns it, and *holder* owns it, may claim a new deal, or continues
-        its set (*prefer*) onto it within one deal's games of the balance."""
+        its set (*prefer*) onto it within one deal's games of the balance. *claiming* is
+        the unowned games and the claim rule's answers so far, per (games, slack), with
+        (0, 0) for "any deal": a queue of a large round robin asks for thousands of jobs at
+        each hand-out."""
         if self._busy(job.deal, finishing):
             return False
         owner = self.owners.get(job.deal)
         if owner is not None:
             return owner is holder  # another's processes may know the deal
+        unowned, answers = claiming
+        if answers[0, 0]:
+            return True
         games = self.left[job.deal]
         slack = games if job.reuse_key == prefer else 0
-        return self._may_claim(holder, unowned, games, slack)
-
-    def _unowned(self) -> int:
-        """Waiting games of the deals nobody owns yet: what the workers may still claim."""
-        return sum(count for deal, count in self.left.items() if deal not in self.owners)
+        answer = answers.get((games, slack))
+        if answer is None:
+            answer = answers[games, slack] = self._may_claim(holder, unowned, games, slack)
+        return answer
 
     def _may_claim(self, holder: object, unowned: int, games: int = 0, slack: int = 0) -> bool:
         """Whether *holder* may claim a deal nobody owns yet, of *games* waiting games: when
@@ -278,6 +291,7 @@ class _Queue:
                             if self.separate_deals and job.deal not in self.owners:
                                 self.owners[job.deal] = holder
                                 self.owed[holder] = self.owed.get(holder, 0) + self.left[job.deal]
+                                self.unowned -= self.left[job.deal]
                         self._count(job, -1)
                         self.running[job.deal] = self.running.get(job.deal, 0) + 1
                         return job
@@ -309,16 +323,20 @@ class _Queue:
             self.owed.pop(holder, None)
             for deal in [d for d, who in self.owners.items() if who is holder]:
                 del self.owners[deal]
+                self.unowned += self.left.get(deal, 0)
             self.changed.notify_all()
 
     def _count(self, job: GameJob, change: int) -> None:
         """*job* joined (+1) or left (-1) the waiting jobs: its deal's count, and what its
         deal's owner owes."""
         self.left[job.deal] += change
+        self.largest = max(self.largest, self.left[job.deal])
         if not self.left[job.deal]:
             del self.left[job.deal]
         owner = self.owners.get(job.deal)
-        if owner is not None and owner in self.owed:
+        if owner is None:
+            self.unowned += change
+        elif owner in self.owed:
             self.owed[owner] += change
 
     async def done(self, job: GameJob, *, again: bool = False) -> None:
