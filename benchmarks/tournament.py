@@ -148,7 +148,6 @@ def tournament_run(
         asyncio.run(run_tournament(engine, name, executor))
         seconds = time.perf_counter() - start
         cpu = _cpu_seconds() - cpu_before
-        busy, total = (b - a for a, b in zip(machine_before, _machine_jiffies(), strict=True))
         tid = storage.row_id(storage.get_tournament(engine, name))
         records = [record for _, record in storage.tournament_records(engine, tid)]
     finally:
@@ -156,7 +155,7 @@ def tournament_run(
     return (
         _totals(records, seconds)
         | _cpu(cpu, len(records), seconds)
-        | _machine(busy, total, len(records))
+        | _machine(machine_before, len(records))
     )
 
 
@@ -168,11 +167,12 @@ def _machine_jiffies() -> tuple[int, int]:
     return sum(fields) - idle, sum(fields)
 
 
-def _machine(busy: int, total: int, games: int) -> dict[str, float]:
-    """The whole machine's share of busy time, and its busy CPU seconds per game (every
-    process, bots included, and other users' load too: on a quiet machine, what a game
-    costs in all). The bound on a tournament's speed against ``arena match`` in
-    :func:`print_report` comes from these."""
+def _machine(before: tuple[int, int], games: int) -> dict[str, float]:
+    """Since *before* (:func:`_machine_jiffies`), the whole machine's share of busy time,
+    and its busy CPU seconds per game (every process, bots included, and other users' load
+    too: on a quiet machine, what a game costs in all). The bound on a tournament's speed
+    against ``arena match`` in :func:`print_report` comes from these."""
+    busy, total = (b - a for a, b in zip(before, _machine_jiffies(), strict=True))
     return {
         "machine_busy": busy / total if total else 0.0,
         "machine_cpu_per_game": busy / os.sysconf("SC_CLK_TCK") / games if games else 0.0,
@@ -252,9 +252,10 @@ def match_run(paths: list[Path], games: int) -> dict[str, Any]:
     result = asyncio.run(play_match(seats, config))
     seconds = time.perf_counter() - start
     cpu = _cpu_seconds() - cpu_before
-    busy, total = (b - a for a, b in zip(machine_before, _machine_jiffies(), strict=True))
     return (
-        _totals(result.records, seconds) | _cpu(cpu, games, seconds) | _machine(busy, total, games)
+        _totals(result.records, seconds)
+        | _cpu(cpu, games, seconds)
+        | _machine(machine_before, games)
     )
 
 
@@ -503,13 +504,14 @@ def print_report(results: dict[str, Any]) -> None:
     print(f"  goal: tournament >= {GOAL_VS_MATCH}x arena match: {vs_match:.2f}x")
     match = results["match"]
     cores = os.cpu_count() or 1
+    match_game_s = 1 / match["games_per_s"]
     print(
         "  whole-machine CPU seconds per game (bots included): "
         f"tournament, reuse {reuse['machine_cpu_per_game']:.3f}; arena match "
-        f"{match['machine_cpu_per_game']:.3f}, whose games take {1 / match['games_per_s']:.3f} s "
-        f"each. With no process to start at all, {cores} busy cores would play at most "
-        f"{cores * match['games_per_s'] ** -1 / match['machine_cpu_per_game']:.2f}x arena "
-        "match's games/s (docs/scaling.md)"
+        f"{match['machine_cpu_per_game']:.3f}, whose games take {match_game_s:.3f} s each. "
+        f"With no process to start at all, {cores} busy cores would play at most "
+        f"{cores * match_game_s / match['machine_cpu_per_game']:.2f}x arena match's games/s "
+        "(docs/scaling.md)"
     )
     print(f"  goal: tournament >= {GOAL_VS_CEILING} of the transport ceiling: {vs_ceiling:.2f}")
     if results["ray"] is not None:

@@ -115,9 +115,10 @@ def ready_step() -> list[str]:
     names a runtime the arena provides on the sandbox's ``PATH``, so one that is not
     there fails this step, before the signal: the arena's fault, never the bot's (the
     bot ran when it was submitted, and runs wherever the runtime is). A program given
-    by a path (``./engine``) is the bot's own file, and a missing one stays its fault. It is stdin because dash, the usual ``/bin/sh``, can only name
-    descriptors 0-9 and the referee cannot choose the number a passed descriptor gets
-    without running Python between fork and exec.
+    by a path (``./engine``) is the bot's own file, and a missing one stays its fault.
+    The pipe is stdin because dash, the usual ``/bin/sh``, can only name descriptors 0-9
+    and the referee cannot choose the number a passed descriptor gets without running
+    Python between fork and exec.
     """
     return ["/bin/sh", "-c", READY_SCRIPT, "arena-ready"]
 

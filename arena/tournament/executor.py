@@ -184,15 +184,12 @@ class _Queue:
         whose key no other worker holds or expects, else the first that may start."""
         held = {key for who, key in self.holding.items() if who is not holder}
         held.update(key for who, key in self.expecting.items() if who is not holder)
-        unowned = self.unowned
         # The rule is monotone in a deal's games: if the largest deal may be claimed, any.
-        claims = {(0, 0): self._may_claim(holder, unowned, self.largest)}
+        claims = {(0, 0): self._may_claim(holder, self.largest)}
         first = second = unheld = None
         for i, job in enumerate(self.waiting):
             key = job.reuse_key
-            if self.separate_deals and not self._deal_free(
-                job, holder, prefer, finishing, (unowned, claims)
-            ):
+            if self.separate_deals and not self._deal_free(job, holder, prefer, finishing, claims):
                 continue
             if prefer is not None and key == prefer:
                 return i
@@ -215,33 +212,31 @@ class _Queue:
         holder: object,
         prefer: Hashable | None,
         finishing: GameJob | None,
-        claiming: tuple[int, dict[tuple[int, int], bool]],
+        claims: dict[tuple[int, int], bool],
     ) -> bool:
         """Whether *holder* may play *job*'s deal now: nobody plays it (*finishing* aside),
         no other worker owns it, and *holder* owns it, may claim a new deal, or continues
-        its set (*prefer*) onto it within one deal's games of the balance. *claiming* is
-        the unowned games and the claim rule's answers so far, per (games, slack), with
-        (0, 0) for "any deal": a queue of a large round robin asks for thousands of jobs at
-        each hand-out."""
+        its set (*prefer*) onto it within one deal's games of the balance. *claims* holds
+        the claim rule's answers so far, per (games, slack), with (0, 0) for "any deal": a
+        queue of a large round robin asks for thousands of jobs at each hand-out."""
         if self._busy(job.deal, finishing):
             return False
         owner = self.owners.get(job.deal)
         if owner is not None:
             return owner is holder  # another's processes may know the deal
-        unowned, answers = claiming
-        if answers[0, 0]:
+        if claims[0, 0]:
             return True
         games = self.left[job.deal]
         slack = games if job.reuse_key == prefer else 0
-        answer = answers.get((games, slack))
+        answer = claims.get((games, slack))
         if answer is None:
-            answer = answers[games, slack] = self._may_claim(holder, unowned, games, slack)
+            answer = claims[games, slack] = self._may_claim(holder, games, slack)
         return answer
 
-    def _may_claim(self, holder: object, unowned: int, games: int = 0, slack: int = 0) -> bool:
+    def _may_claim(self, holder: object, games: int = 0, slack: int = 0) -> bool:
         """Whether *holder* may claim a deal nobody owns yet, of *games* waiting games: when
         it owes no waiting games, or when every other worker could still catch up with what
-        it would then owe (plus *slack*) from the *unowned* games left after the claim.
+        it would then owe (plus *slack*) from the :attr:`unowned` games left after the claim.
         Early in a run that leaves claims free, so a worker's set plays a whole table; at
         the end, it is a strict balance of the games owed."""
         mine = self.owed.get(holder, 0)
@@ -249,7 +244,7 @@ class _Queue:
         if mine == 0 or not others:
             return True
         behind = sum(max(0, mine + games - slack - owed) for owed in others)
-        return behind <= unowned - games
+        return behind <= self.unowned - games
 
     def _busy(self, deal: Deal, finishing: GameJob | None) -> bool:
         """Whether a game of *deal* is running, *finishing* aside."""

@@ -300,9 +300,7 @@ def test_tables_stay_with_one_worker_while_unclaimed_deals_remain(
     assert started <= 30 and sum(played) == 144
     assert min(played) >= 48
 
-    def strict(
-        self: _Queue, holder: object, _unowned: int, _games: int = 0, slack: int = 0
-    ) -> bool:
+    def strict(self: _Queue, holder: object, _games: int = 0, slack: int = 0) -> bool:
         mine = self.owed.get(holder, 0)
         others = [owed for who, owed in self.owed.items() if who is not holder]
         return mine == 0 or not others or mine <= min(others) + slack
