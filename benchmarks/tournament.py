@@ -374,7 +374,7 @@ def tournaments(
             executor = LocalProcessExecutor(parallel, reuse=reuse, prestart=prestart)
             row = tournament_run(work, paths, boards, executor, f"{key}-{turn}", deals)
             runs[key].append(
-                row | {"prestarts": dict(executor.prestarts), "sets_opened": executor.opened}
+                row | {"prestarts": dict(executor.prestarts), "processes_started": executor.started}
             )
     return runs
 
@@ -427,11 +427,10 @@ def print_prestart(results: dict[str, Any]) -> None:
         started = sum(row["prestarts"]["started"] for row in rows)
         used = sum(row["prestarts"]["used"] for row in rows)
         print(f"    {label:36s} games/s {rates} | CPU s/game {cpu} | machine busy {busy}")
-        if "no_reuse" not in key:  # (--no-reuse opens a set per game, however it counts)
-            opened = " ".join(str(row["sets_opened"]) for row in rows)
-            print(f"    {'':36s} process sets started for a game (3 processes each): {opened}")
+        opened = " ".join(str(row["processes_started"]) for row in rows)
+        print(f"    {'':36s} bot processes started by the games (not pre-started): {opened}")
         if "prestart" in key:
-            print(f"    {'':36s} sets pre-started {started}, games played on one {used}")
+            print(f"    {'':36s} pre-starts {started}, games played on one {used}")
     for plain, ahead in (
         ("tournament_reuse", "tournament_reuse_prestart"),
         ("tournament_no_reuse", "tournament_no_reuse_prestart"),

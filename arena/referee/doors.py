@@ -116,6 +116,13 @@ class RefereeServer:
             self._doors[seat] = (server, f"unix://{path}")
         return self._doors[seat][1]
 
+    async def close_door(self, door: int, grace_s: float = 0.5) -> None:
+        """Stop *door*'s server (its bot is gone; a later bot gets a door of its own), so a
+        server whose bots come and go holds no more doors than it has live bots."""
+        entry = self._doors.pop(door, None)
+        if entry is not None:
+            await entry[0].stop(grace_s)
+
     def refused(self, seat: int) -> int:
         """Streams refused so far at *seat*'s door."""
         return self.service.refused_at[seat]

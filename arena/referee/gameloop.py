@@ -32,6 +32,20 @@ from arena.referee.timecontrol import Clock
 from arena.v1 import arena_pb2 as pb
 
 
+def welcome(config: MatchConfig, match_id: str, seat: int) -> pb.Welcome:
+    """The Welcome a bot of match *match_id* gets at *seat* when its stream is admitted."""
+    tc = config.time_control
+    return convert.welcome_to_proto(
+        convert.Welcome(
+            seat=seat,
+            match_id=match_id,
+            games_in_match=config.games,
+            time_control=convert.TimeControl(tc.decision_ms, tc.bank_ms),
+            referee_version=__version__,
+        )
+    )
+
+
 class GameLoop:
     """Plays the games of one match, one at a time, on the match's three seat runners."""
 
@@ -45,16 +59,7 @@ class GameLoop:
 
     def welcome(self, seat: int) -> pb.Welcome:
         """The Welcome a bot gets at *seat* when its stream is admitted."""
-        tc = self.config.time_control
-        return convert.welcome_to_proto(
-            convert.Welcome(
-                seat=seat,
-                match_id=self.match_id,
-                games_in_match=self.config.games,
-                time_control=convert.TimeControl(tc.decision_ms, tc.bank_ms),
-                referee_version=__version__,
-            )
-        )
+        return welcome(self.config, self.match_id, seat)
 
     async def play(
         self,
@@ -78,7 +83,7 @@ class GameLoop:
         autopilot = [False, False, False]
         # The arena's own shortage is never a bot's startup fault (raises ArenaFault).
         check_descriptors(self.descriptors // 2)
-        refused_before = [server.refused(r.seat) for r in self.runners]
+        refused_before = [server.refused(r.door) for r in self.runners]
         await self._start_bots(server, faults, autopilot)
         labels = [r.label for r in self.runners]
         self._broadcast(state, setup, labels, autopilot)
@@ -132,7 +137,10 @@ class GameLoop:
                 )
             ),
         )
-        refused = [server.refused(r.seat) - refused_before[r.seat] for r in self.runners]
+        refused = [
+            server.refused(r.door) - before
+            for r, before in zip(self.runners, refused_before, strict=True)
+        ]
         self._tally(state, stats, faults, times)
         for seat_stats, count in zip(stats, refused, strict=True):
             seat_stats.refused += count

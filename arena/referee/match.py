@@ -71,9 +71,31 @@ class Match:
         """Games finished so far."""
         self._records: list[dict[str, Any]] = []
         self._server: RefereeServer | None = None
+        self._lent = False
+        """The server and the seats' bots are a :class:`~arena.referee.lobby.Lobby`'s:
+        :meth:`close` leaves them running for the lobby's next game."""
+
+    @classmethod
+    def lent(
+        cls, server: RefereeServer, runners: Sequence[SeatRunner], config: MatchConfig
+    ) -> Match:
+        """A match on *server* whose seats are *runners* (live bots or not yet started),
+        seated in that order; the caller keeps the server and the bots
+        (:class:`arena.referee.lobby.Lobby`), so :meth:`close` stops neither."""
+        match = cls([runner.spec for runner in runners], config)
+        for seat, runner in enumerate(runners):
+            runner.seat = seat
+        match.runners = list(runners)
+        match.games = GameLoop(config, match.match_id, match.runners)
+        match.stats = [SeatStats(r.label) for r in match.runners]
+        match._server, match._lent = server, True
+        return match
 
     async def open(self) -> None:
         """Reserve the match's descriptors and start its server (bots start with a game)."""
+        if self._lent:
+            reserve_descriptors(self.games.descriptors)
+            return
         server = RefereeServer(hello_timeout_s=self.config.time_control.startup_ms / 1000)
         self._server = server
         reserve_descriptors(self.games.descriptors)
@@ -117,21 +139,11 @@ class Match:
         self.played += 1
         return record
 
-    def reseat(self, order: Sequence[int]) -> None:
-        """Move the bot now at seat ``order[i]`` to seat *i* for the next games.
-
-        Only for the tournament's unsafe reuse scheme that tests keep to show the danger
-        (:attr:`arena.tournament.player.Reuse.BOARD`): a process that changes seats meets
-        the same deal again.
-        """
-        self.runners = [self.runners[i] for i in order]
-        self.stats = [self.stats[i] for i in order]
-        for seat, runner in enumerate(self.runners):
-            runner.seat = seat
-        self.games.runners = self.runners
-
     async def close(self) -> None:
-        """Tell every bot the match is over, stop them all and the server."""
+        """Tell every bot the match is over, stop them all and the server (a lent match:
+        nothing, its lobby does)."""
+        if self._lent:
+            return
         server, self._server = self._server, None
         if server is not None:
             await self._shutdown(server, self.played)

@@ -41,8 +41,14 @@ LOGGER = logging.getLogger(__name__)
 class SeatRunner:
     """One seat's bot across the games of a match: start, restart, ask, stop."""
 
-    def __init__(self, seat: int, spec: SeatSpec, config: MatchConfig) -> None:
+    def __init__(
+        self, seat: int, spec: SeatSpec, config: MatchConfig, door: int | None = None
+    ) -> None:
         self.seat = seat
+        self.door = seat if door is None else door
+        """The number of the bot's own door on the referee's server: its seat in a match of
+        its own, a number unique on the server when the bot moves between the tables of a
+        worker's games (:class:`arena.referee.lobby.Lobby`)."""
         self.spec = spec
         self.config = config
         self.logs = LogCapture(cap=config.log_cap)
@@ -79,8 +85,8 @@ class SeatRunner:
         await self.stop(kill=True)
         remote = isinstance(self.spec, RemoteSeat)
         # A bot process dials its own door, so whatever it opens counts against it alone.
-        address = server.address if remote else await server.door(self.seat)
-        session = server.service.open_session(self.seat, welcome, None if remote else self.seat)
+        address = server.address if remote else await server.door(self.door)
+        session = server.service.open_session(self.seat, welcome, None if remote else self.door)
         self.session = session
         limit_s = self.config.time_control.startup_ms / 1000
         if isinstance(self.spec, RemoteSeat):

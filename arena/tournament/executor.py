@@ -24,6 +24,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
 from arena.referee.process import die_with_parent_prefix
@@ -112,20 +113,42 @@ class PrestartSlot(Slot, Protocol):
         ...
 
 
+@dataclass
+class _Generation:
+    """What a worker's live bot processes may have played, as the queue sees it: their
+    settings, the deals handed to the worker since they started, and their bot versions
+    (:class:`arena.tournament.player.GamePlayer` keeps its processes the same way)."""
+
+    settings: Hashable
+    deals: set[Deal] = field(default_factory=set)
+    bots: set[Hashable] = field(default_factory=set)
+
+    def may_play(self, job: GameJob) -> bool:
+        """Whether these processes may play *job* (its deal is new to them)."""
+        return job.deal not in self.deals and job.settings_key == self.settings
+
+    def shared(self, job: GameJob) -> int:
+        """How many of *job*'s seats a live process could take."""
+        return sum(1 for seat in job.reuse_key[0] if seat in self.bots)
+
+
 class _Queue:
     """Jobs waiting to run, handed out so that no two running jobs share a deal.
 
     A worker takes the first waiting job whose deal is not running (so the schedule order
     is kept where it can be and both workers stay busy while other boards wait), and waits
-    when every waiting job's deal is running. A worker that names the reuse key it last
-    played (:attr:`GameJob.reuse_key`) gets the first such job first, so its bot processes
-    play on instead of new ones being started; failing that, the first job whose key no
-    other worker holds, so that two workers do not split one seating's boards between them
-    (each would then start its own processes for it). A deal a worker has played stays
-    that worker's until it is gone (:attr:`owners`): its kept processes may know the deal.
-    A worker may look ahead (:meth:`peek`) at the job it would take next, to pre-start its
-    processes; that job's key then counts as the worker's too, and comes second in its
-    preference.
+    when every waiting job's deal is running. A worker that names itself (*holder*) gets,
+    first, a job its live bot processes may play on (:attr:`generations`, kept as
+    :class:`arena.tournament.player.GamePlayer` keeps them): the next board of the seating
+    it played last (*prefer*), else the job whose deal is new to them with the most of its
+    bots among theirs (another table of the same bots). Only when there is none does its
+    generation end: then a job with the key it looked ahead at (*then*), else the first
+    whose key no other worker holds or expects, else the first that may start. So one
+    generation plays one seating of every table the worker owns, with one process per bot.
+    A deal a worker has played stays that worker's until it is gone (:attr:`owners`): its
+    kept processes may know the deal. A worker may look ahead (:meth:`peek`) at the job it
+    would take next, to pre-start its processes; that job's key then counts as the
+    worker's too.
 
     **Claims stay balanced, in the end.** Since a deal stays with the worker that first
     played it, the deals are split between the workers as they are first taken, and a
@@ -137,11 +160,9 @@ class _Queue:
     while many are left, by a strict balance of the games owed at the end. Every worker
     that owes games has one it may start (its deals run nowhere else), so nobody waits for
     this. The next board of the seating a worker holds may be claimed up to one deal's
-    games beyond that, so its set plays on. A set plays its seating on the boards of its
-    table its worker owns, so claims held to a strict balance from the start (the rule
-    before) split tables between workers early, and each seating of a split table needs a
-    set in each worker: 35 to 37 sets for the benchmark's 4 tables of 6 boards against 30 with
-    this rule, where 24 is every set playing all its table's boards (docs/scaling.md).
+    games beyond that, so its processes play on. Claims held to a strict balance from the
+    start (the rule before) finish later when workers differ in speed
+    (``test_claims_are_free_while_the_others_can_still_catch_up``).
     """
 
     def __init__(
@@ -171,6 +192,9 @@ class _Queue:
         """The waiting jobs of the deals nobody owns yet: what the workers may still claim."""
         self.largest = max(self.left.values(), default=0)
         """The most waiting jobs one deal has had: no claim is larger."""
+        self.generations: dict[object, _Generation] = {}
+        """Per worker, what its live bot processes may have played (the deals handed to it
+        since it last took a job of a deal among them): the jobs they may play on."""
 
     def _startable(
         self,
@@ -180,28 +204,38 @@ class _Queue:
         finishing: GameJob | None = None,
     ) -> int | None:
         """The index of the job to hand out now (or, with *finishing*, once that running
-        job is done), if any: one with key *prefer*, else one with key *then*, else one
-        whose key no other worker holds or expects, else the first that may start."""
+        job is done), if any. First one *holder*'s live processes may play on (its deal
+        new to their generation, :attr:`generations`): one with key *prefer*, else the one
+        whose bots most are live there (a table sharing bots with the tables played). Then,
+        ending the generation: one with key *then*, else one whose key no other worker holds
+        or expects, else the first that may start."""
         held = {key for who, key in self.holding.items() if who is not holder}
         held.update(key for who, key in self.expecting.items() if who is not holder)
+        live = self.generations.get(holder)
         # The rule is monotone in a deal's games: if the largest deal may be claimed, any.
         claims = {(0, 0): self._may_claim(holder, self.largest)}
-        first = second = unheld = None
+        first = second = unheld = joining = None
+        overlap = -1
         for i, job in enumerate(self.waiting):
             key = job.reuse_key
             if self.separate_deals and not self._deal_free(job, holder, prefer, finishing, claims):
                 continue
             if prefer is not None and key == prefer:
-                return i
+                return i  # the next board of the seating just played: its deal is new
+            if live is not None and live.may_play(job):
+                shared = live.shared(job)
+                if shared > overlap:
+                    joining, overlap = i, shared
+                continue
             if second is None and then is not None and key == then:
                 second = i
             if unheld is None and key not in held:
-                if prefer is None and then is None:
+                if prefer is None and then is None and live is None:
                     return i
                 unheld = i
             if first is None:
                 first = i
-        for found in (second, unheld):
+        for found in (joining, second, unheld):
             if found is not None:
                 return found
         return first
@@ -283,6 +317,7 @@ class _Queue:
                         if holder is not None:
                             self.expecting.pop(holder, None)
                             self.holding[holder] = job.reuse_key
+                            self._join(holder, job)
                             if self.separate_deals and job.deal not in self.owners:
                                 self.owners[job.deal] = holder
                                 self.owed[holder] = self.owed.get(holder, 0) + self.left[job.deal]
@@ -315,11 +350,21 @@ class _Queue:
         async with self.changed:
             self.holding.pop(holder, None)
             self.expecting.pop(holder, None)
+            self.generations.pop(holder, None)
             self.owed.pop(holder, None)
             for deal in [d for d, who in self.owners.items() if who is holder]:
                 del self.owners[deal]
                 self.unowned += self.left.get(deal, 0)
             self.changed.notify_all()
+
+    def _join(self, holder: object, job: GameJob) -> None:
+        """*holder* took *job*: its processes play on if they may, else a new generation
+        of processes starts with it (as :class:`arena.tournament.player.GamePlayer` does)."""
+        live = self.generations.get(holder)
+        if live is None or not live.may_play(job):
+            self.generations[holder] = live = _Generation(job.settings_key)
+        live.deals.add(job.deal)
+        live.bots.update(job.reuse_key[0])
 
     def _count(self, job: GameJob, change: int) -> None:
         """*job* joined (+1) or left (-1) the waiting jobs: its deal's count, and what its
@@ -374,9 +419,9 @@ class PoolExecutor(ABC):
         take next, so it starts that job's bot processes during the current game."""
         self.prestarts = {"started": 0, "used": 0}
         """Sets pre-started, and games played on one (diagnostics and the benchmark)."""
-        self.opened = 0
-        """Process sets started for the game about to be played (not pre-started): what
-        process reuse saves, counted from the slots' replies."""
+        self.started = 0
+        """Bot processes started by the games themselves (not pre-started): what process
+        reuse saves, counted from the slots' replies."""
 
     @abstractmethod
     async def open_slot(self) -> Slot:
@@ -468,7 +513,7 @@ class PoolExecutor(ABC):
             reply = await slot.play(job)
         self.prestarts["started"] += bool(reply.get("prestarted"))
         self.prestarts["used"] += bool(reply.get("warm"))
-        self.opened += bool(reply.get("opened"))
+        self.started += int(reply.get("started", 0))
         return reply, None if upcoming is None else upcoming.reuse_key
 
     async def _report(
@@ -524,8 +569,9 @@ async def _close(slot: Slot) -> None:
 class LocalProcessExecutor(PoolExecutor):
     """A pool of ``parallel`` worker processes (``python -m arena.tournament.worker``).
 
-    By default (*reuse* ``True``) a worker keeps one seating's bot processes across its
-    boards (:attr:`Reuse.SEATING`, :mod:`arena.tournament.player`); ``False`` starts fresh
+    By default (*reuse* ``True``) a worker keeps its bot processes for every later game
+    whose deal none of them may know (:attr:`Reuse.SAFE`, :mod:`arena.tournament.player`):
+    a seating's boards, and other tables' boards in the same generation; ``False`` starts fresh
     ones for every game (``arena tournament run --no-reuse``). With *prestart* a worker
     starts the next job's bot processes during the current game when that job needs fresh
     ones and no live process of the worker knows its deal (``--prestart``).
@@ -548,7 +594,7 @@ class LocalProcessExecutor(PoolExecutor):
         )
         self.reuse = reuse_scheme(reuse)
         """Which games share bot processes in a worker (tests alone pass the unsafe
-        :attr:`Reuse.BOARD`, to show its danger)."""
+        :attr:`Reuse.ANY_DEAL`, to show its danger)."""
 
     async def open_slot(self) -> Slot:
         """Start a worker process under a parent-death signal (a killed runner takes its

@@ -8,6 +8,7 @@ observations only).
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -70,6 +71,12 @@ class GameJob:
             self.log_cap,
             self.shuffle,
         )
+
+    @property
+    def settings_key(self) -> Hashable:
+        """Every setting that shapes a game (:attr:`reuse_key` without the seats): a
+        worker's processes are kept only for games of one settings key."""
+        return self.reuse_key[1:]
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""

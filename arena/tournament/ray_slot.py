@@ -40,7 +40,7 @@ when this node does not have the version yet."""
 class GameSlot:
     """Plays jobs one at a time on this node, with its versions from the node's cache."""
 
-    def __init__(self, reuse: str = Reuse.SEATING.value, cache_root: str | None = None) -> None:
+    def __init__(self, reuse: str = Reuse.SAFE.value, cache_root: str | None = None) -> None:
         self.player = GamePlayer(Reuse(reuse))
         self.cache = NodeCache(Path(cache_root) if cache_root else None)
 

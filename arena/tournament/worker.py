@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reuse",
         choices=[reuse.value for reuse in Reuse],
-        default=Reuse.SEATING.value,
+        default=Reuse.SAFE.value,
         help="which games may share bot processes (board: unsafe, for tests only)",
     )
     args = parser.parse_args(argv)

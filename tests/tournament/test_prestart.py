@@ -1,18 +1,19 @@
 """Pre-starting the next game's bot processes (issue 14, item 2) keeps the fair-play rules.
 
-With pre-start, a worker starts the set of processes of the job it will likely take next
-during the current game, when that job needs a fresh set and no live process of the worker
-may know its deal (:mod:`arena.tournament.player`). Real sandboxed ``memory_bot`` processes
-(``PROCESS <id>`` at each game, ``KNOWN-DEAL`` when a process meets a deal again) show that:
+With pre-start, a worker starts the processes the job it will likely take next needs and
+no kept process provides, during the current game, when no live process of the worker may
+know that job's deal (:mod:`arena.tournament.player`). Real sandboxed ``memory_bot``
+processes (``PROCESS <id>`` at each game, ``KNOWN-DEAL`` when a process meets a deal again)
+show that:
 
-* through the real executor and worker processes, games are played on pre-started sets,
-  which are fresh (their process ids appear in no earlier game), no process meets a deal
-  twice, and no bot process outlives the run, with reuse and with fresh processes per game;
-* a set that lived beside a game of a deal never plays that deal, even if its processes
-  never saw it (control: with only the deals a set played counted, the pre-started set
-  plays it);
-* a set pre-started for a job the slot does not take next is stopped at once (control: its
-  processes were running before).
+* through the real executor and worker processes, a bot joining the worker's generation
+  (another table) plays on a pre-started process, which is fresh, the bots the tables
+  share play on, no process meets a deal twice, and no bot process outlives the run, with
+  reuse and with fresh processes per game;
+* a deal the generation may know is played by new processes (control: with no deal
+  counted as known, the old processes play it again and recognise it);
+* a process pre-started for a job the slot does not take next is stopped at once
+  (control: it was running before).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from typing import Any
 
 import pytest
 
-from arena.tournament import player as player_module
 from arena.tournament.executor import LocalProcessExecutor
 from arena.tournament.jobs import GameJob
 from arena.tournament.player import GamePlayer, Reuse
@@ -86,12 +86,13 @@ def _run(jobs: list[GameJob], reuse: Reuse) -> tuple[list[dict[str, Any]], dict[
     return [records[job.schedule_index] for job in jobs], pool.prestarts
 
 
-def _seating_plan(tmp_path: Path) -> list[GameJob]:
-    """Seating one plays deal 11; seating two then plays 13 and 14 (deals no live process
-    knows: its set is pre-started during deal 11), then 11 (a deal that the set it was
-    pre-started beside knows)."""
-    one, two = _bots(tmp_path)
-    plan = [(11, one), (13, two), (14, two), (11, two)]
+def _joining_plan(tmp_path: Path) -> list[GameJob]:
+    """Table one plays deal 11; table two (a bot joins) then plays 13 and 14, deals no live
+    process knows (the joining bot's process is pre-started during deal 11), then table
+    one's other seating plays 11 again (a deal the whole generation may know)."""
+    (a, b, c), _ = _bots(tmp_path)
+    d = str(_memory(tmp_path, "mem_d"))
+    plan = [(11, (a, b, c)), (13, (a, b, d)), (14, (a, b, d)), (11, (b, a, c))]
     return [_job(i, seed, seats) for i, (seed, seats) in enumerate(plan)]
 
 
@@ -105,26 +106,27 @@ def _check(records: list[dict[str, Any]], tmp_path: Path) -> list[set[str]]:
     return [_processes(record) for record in records]
 
 
-def test_a_prestarted_set_is_fresh_and_plays_on_without_meeting_a_deal_twice(
+def test_a_prestarted_process_is_fresh_and_plays_on_without_meeting_a_deal_twice(
     tmp_path: Path,
 ) -> None:
-    records, counts = _run(_seating_plan(tmp_path), Reuse.SEATING)
+    records, counts = _run(_joining_plan(tmp_path), Reuse.SAFE)
     assert counts == {"started": 1, "used": 1}
-    first, warm, reused, fresh = _check(records, tmp_path)
-    assert len(warm) == 3 and not warm & first  # the pre-started set: new processes
-    assert reused == warm  # ... that play on for the seating's next deal
-    assert not fresh & (warm | first)  # deal 11 gets a set that never lived beside it
+    first, joined, again, fresh = _check(records, tmp_path)
+    assert len(joined - first) == 1  # the pre-started process of the joining bot: new
+    assert len(joined & first) == 2  # the two bots both tables share play on
+    assert again == joined  # ... all three for the next deal of table two
+    assert not fresh & (first | joined)  # deal 11 again: a generation that never heard it
 
 
-def test_control_counting_only_played_deals_lets_the_prestarted_set_play_a_heard_deal(
+def test_control_counting_no_deal_lets_the_generation_play_one_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same plan on a player in this process (a worker process would not see the
-    patch), told each next job as the executor tells it."""
-    monkeypatch.setattr(player_module._Set, "known", property(lambda kept: kept.deals))
-    jobs = _seating_plan(tmp_path)
-    del jobs[2]  # deal 14 changes nothing here
-    player = GamePlayer(Reuse.SEATING)
+    patch), told each next job as the executor tells it, with nothing counted as known:
+    the processes of deal 11 play it again, and recognise it."""
+    monkeypatch.setattr(GamePlayer, "_mingle", lambda self, live, deal: None)
+    jobs = _joining_plan(tmp_path)
+    player = GamePlayer(Reuse.SAFE)
 
     async def play() -> list[dict[str, Any]]:
         try:
@@ -134,9 +136,10 @@ def test_control_counting_only_played_deals_lets_the_prestarted_set_play_a_heard
             await player.aclose()
 
     replies = asyncio.run(play())
-    assert [bool(reply.get("warm")) for reply in replies] == [False, True, False]
-    _, warm, heard = _check([reply["record"] for reply in replies], tmp_path)
-    assert heard == warm  # it lived beside the game of deal 11
+    assert [bool(reply.get("warm")) for reply in replies] == [False, True, False, False]
+    last = replies[-1]["record"]
+    assert [log for log in _stderr(last) if "KNOWN-DEAL" in log]
+    assert _processes(last) <= _processes(replies[0]["record"]) | _processes(replies[1]["record"])
 
 
 def test_fresh_processes_per_game_are_prestarted_and_play_one_game_each(tmp_path: Path) -> None:
@@ -153,10 +156,10 @@ def test_fresh_processes_per_game_are_prestarted_and_play_one_game_each(tmp_path
     assert len({process for process, _, _ in games}) == 9  # every set was fresh
 
 
-def test_a_prestarted_set_the_next_job_does_not_use_is_stopped(tmp_path: Path) -> None:
+def test_a_process_prestarted_for_a_job_that_does_not_come_is_stopped(tmp_path: Path) -> None:
     one, _ = _bots(tmp_path)
     probe = str(_memory(tmp_path, "probe"))
-    player = GamePlayer(Reuse.SEATING)
+    player = GamePlayer(Reuse.SAFE)
 
     async def scenario() -> tuple[dict[str, Any], bool, dict[str, Any], bool]:
         try:
@@ -172,5 +175,5 @@ def test_a_prestarted_set_the_next_job_does_not_use_is_stopped(tmp_path: Path) -
     assert first.get("prestarted") is True
     assert started  # the control: the check sees the pre-started processes
     assert "record" in second and not second.get("warm")
-    assert stopped, "the unused pre-started set is still running"
+    assert stopped, "the unused pre-started process is still running"
     assert not _running(str(tmp_path))

@@ -1,12 +1,14 @@
 """Safe process reuse (issue 14, item 1): a bot process never meets the same deal twice.
 
-``memory_bot`` remembers every holding its process has seen (its own dealt cards, what each
+``memory_bot`` remembers every holding it has seen (its own dealt cards, what each
 opponent played in hand 1) and prints ``KNOWN-DEAL`` when a game deals it one again. A real
 round robin (three memory bots, two boards, worker processes, sandboxed bots over gRPC)
 under the default scheme keeps processes across boards (some process plays two games)
-and no bot ever recognises a deal; the naive scheme (one process set per table, for every
-seating) as control lets them recognise it. A bot that faults gets a fresh process; output
-written on GameEnd is charged to that game.
+and no bot ever recognises a deal; the naive scheme (processes kept for every game of the
+table, whatever they have seen) as control lets them recognise it. A bot that faults gets
+a fresh process; output written on GameEnd is charged to that game. On stand-in processes:
+a worker's processes play on at another table (whose deals they cannot know) and all end,
+their end awaited, before a deal they may know is played again.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 from arena import storage
 from arena.cli import main
 from arena.game.rules import PRESETS
+from arena.referee import lobby as lobby_module
 from arena.storage.database import open_database
 from arena.tournament import player as player_module
 from arena.tournament.executor import LocalProcessExecutor
@@ -64,7 +67,7 @@ def arena_db(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 def _tournament(db: list[str], reuse: Reuse) -> tuple[list[dict[str, Any]], int]:
     """The 12 records of a round robin of the three memory bots on two boards, played by
     one worker (two would each take one board of a seating: nothing to reuse), and how many
-    process sets were started for a game."""
+    bot processes its games started."""
     name = reuse.value
     assert main(["tournament", "create", name, "--bots", ",".join(NAMES), "--boards", "2",
                  "--time-control", CONTROL, *db]) == 0  # fmt: skip
@@ -77,12 +80,12 @@ def _tournament(db: list[str], reuse: Reuse) -> tuple[list[dict[str, Any]], int]
     finally:
         engine.dispose()
     assert sorted(records) == list(range(12))  # exactly one record per game
-    return [records[i] for i in range(12)], executor.opened
+    return [records[i] for i in range(12)], executor.started
 
 
 def test_seating_reuse_keeps_processes_and_never_repeats_a_deal(arena_db: list[str]) -> None:
-    records, opened = _tournament(arena_db, Reuse.SEATING)
-    assert opened == 6  # one set per seating, for both boards
+    records, started = _tournament(arena_db, Reuse.SAFE)
+    assert started == 18  # three processes per seating, for both boards
     logs = [log for record in records for log in _stderr(record)]
     assert all(record["faults"] == [] for record in records)
     assert not [log for log in logs if "KNOWN-DEAL" in log]
@@ -97,8 +100,8 @@ def test_seating_reuse_keeps_processes_and_never_repeats_a_deal(arena_db: list[s
 def test_control_one_process_set_per_table_meets_the_same_deal_again(
     arena_db: list[str],
 ) -> None:
-    records, opened = _tournament(arena_db, Reuse.BOARD)
-    assert opened == 1  # one set for the whole table
+    records, started = _tournament(arena_db, Reuse.ANY_DEAL)
+    assert started == 3  # one process per bot for the whole table
     logs = [log for record in records for log in _stderr(record)]
     assert [log for log in logs if "KNOWN-DEAL" in log]
 
@@ -123,13 +126,13 @@ def _pids(record: dict[str, Any]) -> list[str]:
 
 
 def test_a_bot_that_faults_gets_a_fresh_process(tmp_path: Path) -> None:
-    """Its seating's next board starts new processes (the control, a seating without a
-    fault keeping its processes, is the tournament test above)."""
+    """Its seating's next board starts a new process for its seat, while the two bots
+    that played without a fault play on in theirs (their processes are the control)."""
     plain = str(_memory(tmp_path, "plain"))
     faulty = str(_memory(tmp_path, "faulty", "--illegal"))
 
     async def two_boards() -> list[dict[str, Any]]:
-        player = GamePlayer(Reuse.SEATING)
+        player = GamePlayer(Reuse.SAFE)
         try:
             paths = (faulty, plain, plain)
             replies = [await player.play(_job(i, seed, paths)) for i, seed in enumerate((11, 12))]
@@ -140,48 +143,80 @@ def test_a_bot_that_faults_gets_a_fresh_process(tmp_path: Path) -> None:
     first, second = asyncio.run(two_boards())
     assert [f["seat"] for f in first["faults"]] == [0]
     assert [f["seat"] for f in second["faults"]] == [0]  # a fresh process: it faults again
-    assert not set(_pids(first)) & set(_pids(second))
+    assert _pids(first)[0] != _pids(second)[0]
+    assert sorted(_pids(first)[1:]) == sorted(_pids(second)[1:])
+
+
+class _FakeProcess:
+    exited = False
+
+
+class _FakeSession:
+    def send(self, message: object) -> None:
+        return None
+
+
+class _FakeRunner:
+    """Stands in for a seat's bot process: started by its first game, stopped slowly."""
+
+    everyone: ClassVar[list[_FakeRunner]] = []
+
+    def __init__(self, seat: int, spec: Any, config: Any, door: int | None = None) -> None:
+        self.seat, self.spec, self.door = seat, spec, door
+        self.number = len(_FakeRunner.everyone)
+        self.process: _FakeProcess | None = None
+        self.session: _FakeSession | None = None
+        self.healthy = False
+        self.is_bot = True
+        self.label = f"fake{self.number}"
+        self.games_ended = 0
+        _FakeRunner.everyone.append(self)
+
+    def start(self) -> None:
+        self.process, self.session, self.healthy = _FakeProcess(), _FakeSession(), True
+
+    async def stop(self, *, kill: bool = False) -> None:
+        await asyncio.sleep(0.01)  # stopping takes a while: the player must wait for it
+        self.process, self.session, self.healthy = None, None, False
 
 
 class _FakeMatch:
-    """Stands in for a set's open match: notes what runs while it plays, and its end."""
+    """Stands in for a lent match: notes which processes play, and which others live."""
 
-    def __init__(self, log: list[tuple[str, int, frozenset[int]]], number: int) -> None:
-        self.log, self.number, self.live = log, number, True
+    log: ClassVar[list[tuple[frozenset[int], frozenset[int]]]] = []
+
+    def __init__(self, runners: list[_FakeRunner]) -> None:
+        self.runners = runners
+
+    async def open(self) -> None:
+        return None
 
     async def play(self, _index: int, setup: Any) -> dict[str, Any]:
-        alive = frozenset(m.number for m in _FakeMatch.everyone if m.live and m is not self)
-        self.log.append(("play", self.number, alive))
+        for runner in self.runners:
+            if runner.process is None:
+                runner.start()
+        mine = frozenset(r.number for r in self.runners)
+        alive = frozenset(r.number for r in _FakeRunner.everyone if r.process) - mine
+        _FakeMatch.log.append((mine, alive))
         return {"faults": []}
-
-    async def close(self) -> None:
-        await asyncio.sleep(0.01)  # stopping takes a while: the player must wait for it
-        self.live = False
-
-    everyone: ClassVar[list[_FakeMatch]] = []
 
 
 def _fake_player(monkeypatch: pytest.MonkeyPatch) -> tuple[GamePlayer, list[Any]]:
-    log: list[tuple[str, int, frozenset[int]]] = []
-    _FakeMatch.everyone = []
-
-    async def fake_open(self: GamePlayer, job: GameJob) -> Any:
-        match = _FakeMatch(log, len(_FakeMatch.everyone))
-        _FakeMatch.everyone.append(match)
-        return player_module._Set(match, job.bot_paths)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(GamePlayer, "_open", fake_open)
+    _FakeRunner.everyone, _FakeMatch.log = [], []
+    monkeypatch.setattr(lobby_module, "SeatRunner", _FakeRunner)
+    monkeypatch.setattr(
+        lobby_module.Match,
+        "lent",
+        staticmethod(lambda server, runners, config: _FakeMatch(runners)),
+    )
+    monkeypatch.setattr(player_module, "load_manifest", lambda path: path)
     monkeypatch.setattr(player_module, "verify_versions", lambda job: None)
-    return GamePlayer(Reuse.SEATING), log
+    return GamePlayer(Reuse.SAFE), _FakeMatch.log
 
 
-def _play_seatings(player: GamePlayer) -> None:
-    """Seating 1 plays boards 1 and 2, then seating 2 plays board 1 (a deal seating 1's kept
-    processes know)."""
-    one, two = ("a", "b", "c"), ("b", "a", "c")
-
+def _play(player: GamePlayer, plan: list[tuple[int, tuple[str, str, str]]]) -> None:
     async def go() -> None:
-        for index, (seed, paths) in enumerate([(1, one), (2, one), (1, two)]):
+        for index, (seed, paths) in enumerate(plan):
             reply = await player.play(_job(index, seed, paths))
             assert "record" in reply, reply
         await player.aclose()
@@ -189,25 +224,46 @@ def _play_seatings(player: GamePlayer) -> None:
     asyncio.run(go())
 
 
+SEATINGS = [(1, ("a", "b", "c")), (2, ("a", "b", "c")), (1, ("b", "a", "c"))]
+"""Seating 1 plays boards 1 and 2, then seating 2 plays board 1 (a deal seating 1's kept
+processes know)."""
+
+
 def test_no_process_that_knows_a_deal_lives_while_it_is_played(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """An idle set that played a deal is stopped, and its end awaited, before another
-    set plays that deal: it could otherwise signal what it saw through the machine."""
+    """Idle processes that played a deal are stopped, and their end awaited, before new
+    ones play that deal: they could otherwise signal what they saw through the machine."""
     player, log = _fake_player(monkeypatch)
-    _play_seatings(player)
-    assert [entry[1] for entry in log] == [0, 0, 1]  # seating 1's set played both its boards
-    assert log[-1] == ("play", 1, frozenset())  # and was gone when board 1 was played again
+    _play(player, SEATINGS)
+    first, second, third = log
+    assert first == second == (frozenset({0, 1, 2}), frozenset())  # seating 1 played on
+    assert third == (frozenset({3, 4, 5}), frozenset())  # new processes, the old ones gone
 
 
-def test_control_without_forgetting_the_knowing_set_is_alive(
+def test_control_without_forgetting_the_knowing_processes_play_the_deal_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     player, log = _fake_player(monkeypatch)
 
-    async def keep_everything(self: GamePlayer, deal: Any, keep: Any) -> None:
+    async def keep_everything(self: GamePlayer, deal: Any) -> None:
         return None
 
     monkeypatch.setattr(GamePlayer, "_forget", keep_everything)
-    _play_seatings(player)
-    assert log[-1] == ("play", 1, frozenset({0}))
+    _play(player, SEATINGS)
+    assert log[-1][0] == frozenset({0, 1, 2})
+
+
+def test_processes_play_on_at_another_table_whose_deals_they_cannot_know(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Boards of two tables (deals 1, 2 at the first, 3, 4 at the second), seating by
+    seating: the bots both tables share keep their processes across tables, and a
+    generation ends only when a deal comes round again."""
+    player, log = _fake_player(monkeypatch)
+    one, two = ("a", "b", "c"), ("a", "b", "d")
+    _play(player, [(1, one), (2, one), (3, two), (4, two), (1, one[::-1]), (3, two[::-1])])
+    assert [sorted(mine) for mine, _ in log] == [
+        [0, 1, 2], [0, 1, 2], [0, 1, 3], [0, 1, 3], [4, 5, 6], [5, 6, 7],
+    ]  # fmt: skip
+    assert log[4][1] == frozenset()  # the first generation was gone before deal 1 again

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from arena.tournament import executor as executor_module
 from arena.tournament.executor import ExecutorError, PoolExecutor, Slot, WorkerLost, _Queue
 from arena.tournament.jobs import GameJob
 
@@ -251,15 +252,19 @@ def _table_jobs(tables: int, boards: int) -> list[GameJob]:
 def _clocked(
     jobs: list[GameJob], game_s: tuple[float, ...], start_s: float
 ) -> tuple[int, float, list[int]]:
-    """Workers taking jobs on a simulated clock: worker *w* plays a game in ``game_s[w]``
-    seconds, plus *start_s* when it starts a new process set (a job whose key is not the
-    one it played last); a worker the queue has nothing for waits for the next game to
-    end. The sets started, when the last game ends, and the games each worker played."""
+    """Workers taking jobs on a simulated clock, keeping bot processes as
+    :class:`GamePlayer` does: a worker's live processes (one per bot) play on while the
+    deals it is handed are new to them, and all end when a deal comes round again. Worker
+    *w* plays a game in ``game_s[w]`` seconds, plus *start_s* when the game starts a
+    process; a worker the queue has nothing for waits for the next game to end. The bot
+    processes started, when the last game ends, and the games each worker played."""
 
     async def hand_out() -> tuple[int, float, list[int]]:
         queue = _Queue(jobs, separate_deals=True)
         workers = [object() for _ in game_s]
         last: list[Hashable | None] = [None] * len(game_s)
+        deals: list[set[Any]] = [set() for _ in game_s]
+        bots: list[set[str]] = [set() for _ in game_s]
         running: dict[int, GameJob] = {}
         clock = [(0.0, w) for w in range(len(game_s))]
         started, played, now, idle = 0, [0] * len(game_s), 0.0, set()
@@ -276,8 +281,13 @@ def _clocked(
                 continue
             job = await queue.take(last[who], workers[who])
             assert job is not None
-            seconds = game_s[who] + (start_s if job.reuse_key != last[who] else 0.0)
-            started += job.reuse_key != last[who]
+            if job.deal in deals[who]:
+                deals[who], bots[who] = set(), set()
+            new = set(job.bot_paths) - bots[who]
+            deals[who].add(job.deal)
+            bots[who] |= new
+            started += len(new)
+            seconds = game_s[who] + (start_s if new else 0.0)
             last[who], running[who], played[who] = job.reuse_key, job, played[who] + 1
             heapq.heappush(clock, (now + seconds, who))
         return started, now, played
@@ -285,20 +295,17 @@ def _clocked(
     return asyncio.run(hand_out())
 
 
-def test_tables_stay_with_one_worker_while_unclaimed_deals_remain(
+def test_claims_are_free_while_the_others_can_still_catch_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A set plays its seating on every board of its table its worker owns, so a table
-    whose boards are split between workers costs a set per worker for each seating. Four
-    tables of 6 boards (24 seatings), one worker twice as fast as the other, a set's start
+    """Four tables of 6 boards, one worker twice as fast as the other, a process start
     costing two games: claims are free while the other worker could still catch up from
-    the unclaimed deals, so the tables are split only at the end (30 sets) and both
-    workers share the work. Control: claims held from the start to a strict balance of the
-    games owed (the rule before) split tables early: 36 sets, and no earlier finish."""
+    the unclaimed deals, and a strict balance of the games owed at the end, so both
+    workers share the work. Control: claims held to that strict balance from the start
+    (the rule before) finish later."""
     jobs = _table_jobs(4, 6)
-    started, finished, played = _clocked(jobs, (1.0, 2.0), 2.0)
-    assert started <= 30 and sum(played) == 144
-    assert min(played) >= 48
+    _, finished, played = _clocked(jobs, (1.0, 2.0), 2.0)
+    assert sum(played) == 144 and min(played) >= 48
 
     def strict(self: _Queue, holder: object, _games: int = 0, slack: int = 0) -> bool:
         mine = self.owed.get(holder, 0)
@@ -306,5 +313,24 @@ def test_tables_stay_with_one_worker_while_unclaimed_deals_remain(
         return mine == 0 or not others or mine <= min(others) + slack
 
     monkeypatch.setattr(_Queue, "_may_claim", strict)
-    control_started, control_finished, _ = _clocked(jobs, (1.0, 2.0), 2.0)
-    assert control_started >= 36 and control_finished >= finished
+    _, control_finished, _ = _clocked(jobs, (1.0, 2.0), 2.0)
+    assert control_finished > finished
+
+
+def test_a_worker_plays_on_at_every_table_its_processes_may_play(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The queue hands a worker the jobs its live processes may play (deals new to them,
+    the most of their bots first), so a generation plays one seating of every table the
+    worker owns: 4 tables of 6 boards (4 bots) on two equal workers start 48 processes, 6
+    generations of 4 bots per worker, the fewest possible; 10 tables of 4 boards (7 bots)
+    start 66. Control: a queue blind to the live processes (the next board of the seating
+    just played, else the next job in schedule order) starts 68 and 167."""
+    small, large = _table_jobs(4, 6), _table_jobs(10, 4)
+    started, _, played = _clocked(small, (1.0, 1.0), 2.0)
+    assert started == 48 and played == [72, 72]
+    assert _clocked(large, (1.0, 1.0), 2.0)[0] <= 66
+
+    monkeypatch.setattr(executor_module._Generation, "may_play", lambda self, job: False)
+    assert _clocked(small, (1.0, 1.0), 2.0)[0] >= 68
+    assert _clocked(large, (1.0, 1.0), 2.0)[0] >= 160
