@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -24,7 +25,6 @@ import sys
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
 from arena.referee.process import die_with_parent_prefix
@@ -113,19 +113,24 @@ class PrestartSlot(Slot, Protocol):
         ...
 
 
-@dataclass
+@dataclasses.dataclass
 class _Generation:
     """What a worker's live bot processes may have played, as the queue sees it: their
     settings, the deals handed to the worker since they started, and their bot versions
     (:class:`arena.tournament.player.GamePlayer` keeps its processes the same way)."""
 
     settings: Hashable
-    deals: set[Deal] = field(default_factory=set)
-    bots: set[Hashable] = field(default_factory=set)
+    deals: set[Deal] = dataclasses.field(default_factory=set)
+    bots: set[Hashable] = dataclasses.field(default_factory=set)
+    overheard: set[Deal] = dataclasses.field(default_factory=set)
+    """Deals another worker played while these processes lived, freed when that worker
+    was lost: these processes may have heard them (the machine's load), so never play
+    them."""
 
     def may_play(self, job: GameJob) -> bool:
         """Whether these processes may play *job* (its deal is new to them)."""
-        return job.deal not in self.deals and job.settings_key == self.settings
+        known = job.deal in self.deals or job.deal in self.overheard
+        return not known and job.settings_key == self.settings
 
     def shared(self, job: GameJob) -> int:
         """How many of *job*'s seats a live process could take."""
@@ -317,7 +322,7 @@ class _Queue:
                         if holder is not None:
                             self.expecting.pop(holder, None)
                             self.holding[holder] = job.reuse_key
-                            self._join(holder, job)
+                            job = self._join(holder, job)
                             if self.separate_deals and job.deal not in self.owners:
                                 self.owners[job.deal] = holder
                                 self.owed[holder] = self.owed.get(holder, 0) + self.left[job.deal]
@@ -346,25 +351,37 @@ class _Queue:
                     self.changed.notify_all()
 
     async def release(self, holder: object) -> None:
-        """*holder*'s bot processes are gone: the deals it played are free for others."""
+        """*holder*'s bot processes are gone: the deals it played are free for others,
+        though not for the processes that lived meanwhile in another worker (they may
+        have heard those games through the machine's load): each other worker plays them
+        only on new processes."""
         async with self.changed:
             self.holding.pop(holder, None)
             self.expecting.pop(holder, None)
             self.generations.pop(holder, None)
             self.owed.pop(holder, None)
-            for deal in [d for d, who in self.owners.items() if who is holder]:
+            freed = [d for d, who in self.owners.items() if who is holder]
+            for deal in freed:
                 del self.owners[deal]
                 self.unowned += self.left.get(deal, 0)
+            for live in self.generations.values():
+                live.overheard.update(freed)
             self.changed.notify_all()
 
-    def _join(self, holder: object, job: GameJob) -> None:
+    def _join(self, holder: object, job: GameJob) -> GameJob:
         """*holder* took *job*: its processes play on if they may, else a new generation
-        of processes starts with it (as :class:`arena.tournament.player.GamePlayer` does)."""
+        of processes starts with it (as :class:`arena.tournament.player.GamePlayer` does).
+        The job as handed out: marked :attr:`GameJob.overheard` if its deal is one the
+        live processes may have heard from a lost worker's games (the player cannot know
+        that, and ends its generation for it)."""
         live = self.generations.get(holder)
+        if live is not None and job.deal in live.overheard:
+            job = dataclasses.replace(job, overheard=True)
         if live is None or not live.may_play(job):
             self.generations[holder] = live = _Generation(job.settings_key)
         live.deals.add(job.deal)
         live.bots.update(job.reuse_key[0])
+        return job
 
     def _count(self, job: GameJob, change: int) -> None:
         """*job* joined (+1) or left (-1) the waiting jobs: its deal's count, and what its

@@ -48,6 +48,10 @@ class GameJob:
     """Per seat, the stored version's checksum, verified before the game is played."""
     labels: tuple[str, str, str] = field(default=("?", "?", "?"))
     """Per seat, ``name@version``, to name a version whose files changed."""
+    overheard: bool = False
+    """The worker's live bot processes may have heard this deal played by another worker
+    (one that was lost, freeing its deals): play it on new processes only
+    (:class:`arena.tournament.executor._Queue`, :mod:`arena.tournament.player`)."""
 
     @property
     def deal(self) -> Deal:

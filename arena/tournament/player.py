@@ -11,7 +11,9 @@ generation, a process is seated again in any later game where its stored version
 (the same table's next board, or another table's board: each table of a round robin has
 deals of its own), in whatever seat the game gives it; a job whose deal the generation may
 know ends the generation: every process of it is stopped, and its end awaited, before new
-processes with fresh private directories play that deal. A round robin's seating *k* of
+processes with fresh private directories play that deal. So does a job the queue marks
+:attr:`GameJob.overheard` (its deal was freed by a lost worker while these processes
+lived, so they may have heard it there). A round robin's seating *k* of
 every table a worker owns is then one generation, whose processes are one per bot
 version: 4 bots in 2 tables take 4 processes a generation instead of 3 per table (the
 queue, :class:`arena.tournament.executor._Queue`, hands a worker the games its
@@ -180,8 +182,10 @@ class GamePlayer:
         self, job: GameJob, upcoming: GameJob | None, flags: dict[str, Any]
     ) -> dict[str, Any]:
         settings = job.settings_key
-        if self._live is not None and self._live.settings != settings:
+        if self._live is not None and (self._live.settings != settings or job.overheard):
             self._end_generation()
+        if job.overheard:  # heard from another worker's games, by any process here
+            await asyncio.gather(*self._closing)
         if self.reuse is not Reuse.ANY_DEAL:
             await self._forget(job.deal)
         config = self._config(job)

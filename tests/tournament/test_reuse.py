@@ -14,6 +14,7 @@ their end awaited, before a deal they may know is played again.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import shutil
 from pathlib import Path
@@ -267,3 +268,27 @@ def test_processes_play_on_at_another_table_whose_deals_they_cannot_know(
         [0, 1, 2], [0, 1, 2], [0, 1, 3], [0, 1, 3], [4, 5, 6], [5, 6, 7],
     ]  # fmt: skip
     assert log[4][1] == frozenset()  # the first generation was gone before deal 1 again
+
+
+def test_a_deal_overheard_from_a_lost_worker_is_played_by_new_processes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A job the queue marks overheard (its deal was freed by a lost worker while this
+    worker's processes lived) ends the generation, whose processes are gone before it is
+    played, though the player itself never saw that deal. Control: the same job unmarked
+    plays on the kept processes."""
+    player, log = _fake_player(monkeypatch)
+    one = ("a", "b", "c")
+    overheard = dataclasses.replace(_job(1, 2, one), overheard=True)
+
+    async def go(second: GameJob) -> None:
+        for job in (_job(0, 1, one), second):
+            assert "record" in await player.play(job)
+        await player.aclose()
+
+    asyncio.run(go(overheard))
+    assert log == [(frozenset({0, 1, 2}), frozenset()), (frozenset({3, 4, 5}), frozenset())]
+
+    player, log = _fake_player(monkeypatch)
+    asyncio.run(go(_job(1, 2, one)))
+    assert [mine for mine, _ in log] == [frozenset({0, 1, 2})] * 2

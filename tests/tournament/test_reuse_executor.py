@@ -334,3 +334,29 @@ def test_a_worker_plays_on_at_every_table_its_processes_may_play(
     monkeypatch.setattr(executor_module._Generation, "may_play", lambda self, job: False)
     assert _clocked(small, (1.0, 1.0), 2.0)[0] >= 68
     assert _clocked(large, (1.0, 1.0), 2.0)[0] >= 160
+
+
+def test_a_lost_workers_deals_go_to_new_processes_in_the_others() -> None:
+    """Deals freed by a lost worker were played while the other worker's processes lived
+    (they may have heard them through the machine's load): the other worker gets such a
+    deal marked overheard, so it plays it on new processes. Control: a worker whose
+    processes started after the loss gets it unmarked."""
+    jobs = [_job(2 * b + s, seed=b, seating=s) for b in range(2) for s in range(2)]
+
+    async def board_zero_for_the_other(lived_beside: bool) -> GameJob:
+        queue = _Queue(jobs, separate_deals=True)
+        lost, other = object(), object()
+        job = await queue.take(None, lost)  # board 0
+        assert job is not None and job.seed == 0
+        await queue.done(job)
+        if lived_beside:
+            job = await queue.take(None, other)  # board 1, while the lost worker's live
+            assert job is not None and job.seed == 1 and not job.overheard
+            await queue.done(job)
+        await queue.release(lost)  # board 0 is free again
+        job = await queue.take(None, other)
+        assert job is not None and job.seed == 0
+        return job
+
+    assert asyncio.run(board_zero_for_the_other(lived_beside=True)).overheard
+    assert not asyncio.run(board_zero_for_the_other(lived_beside=False)).overheard
