@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import pytest
@@ -250,14 +250,18 @@ def _table_jobs(tables: int, boards: int) -> list[GameJob]:
 
 
 def _clocked(
-    jobs: list[GameJob], game_s: tuple[float, ...], start_s: float
+    jobs: list[GameJob],
+    game_s: tuple[float, ...],
+    start_s: float,
+    hands: Callable[[GameJob], int] | None = None,
 ) -> tuple[int, float, list[int]]:
     """Workers taking jobs on a simulated clock, keeping bot processes as
     :class:`GamePlayer` does: a worker's live processes (one per bot) play on while the
     deals it is handed are new to them, and all end when a deal comes round again. Worker
     *w* plays a game in ``game_s[w]`` seconds, plus *start_s* when the game starts a
-    process; a worker the queue has nothing for waits for the next game to end. The bot
-    processes started, when the last game ends, and the games each worker played."""
+    process; a worker the queue has nothing for waits for the next game to end. With
+    *hands*, a game lasts that many times as long, and the queue is told its hands. The
+    bot processes started, when the last game ends, and the games each worker played."""
 
     async def hand_out() -> tuple[int, float, list[int]]:
         queue = _Queue(jobs, separate_deals=True)
@@ -271,7 +275,8 @@ def _clocked(
         while clock:
             now, who = heapq.heappop(clock)
             if who in running:
-                await queue.done(running.pop(who))
+                finished = running.pop(who)
+                await queue.done(finished, hands=hands(finished) if hands else 0)
                 clock.extend((now, w) for w in idle)
                 heapq.heapify(clock)
                 idle.clear()
@@ -287,7 +292,8 @@ def _clocked(
             deals[who].add(job.deal)
             bots[who] |= new
             started += len(new)
-            seconds = game_s[who] + (start_s if new else 0.0)
+            length = hands(job) if hands else 1
+            seconds = game_s[who] * length + (start_s if new else 0.0)
             last[who], running[who], played[who] = job.reuse_key, job, played[who] + 1
             heapq.heappush(clock, (now + seconds, who))
         return started, now, played
@@ -307,9 +313,9 @@ def test_claims_are_free_while_the_others_can_still_catch_up(
     _, finished, played = _clocked(jobs, (1.0, 2.0), 2.0)
     assert sum(played) == 144 and min(played) >= 48
 
-    def strict(self: _Queue, holder: object, _games: int = 0, slack: int = 0) -> bool:
-        mine = self.owed.get(holder, 0)
-        others = [owed for who, owed in self.owed.items() if who is not holder]
+    def strict(self: _Queue, holder: object, work: Any, _size: float = 0, slack: float = 0) -> bool:
+        mine = work.owed.get(holder, 0)
+        others = [owed for who, owed in work.owed.items() if who is not holder]
         return mine == 0 or not others or mine <= min(others) + slack
 
     monkeypatch.setattr(_Queue, "_may_claim", strict)
@@ -360,3 +366,31 @@ def test_a_lost_workers_deals_go_to_new_processes_in_the_others() -> None:
 
     assert asyncio.run(board_zero_for_the_other(lived_beside=True)).overheard
     assert not asyncio.run(board_zero_for_the_other(lived_beside=False)).overheard
+
+
+def test_claims_weigh_a_deal_by_the_hands_of_its_first_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first table's deals make long games (three times the hands: the same cards
+    under every seating make every game of a deal about as long), two equal workers:
+    claims weighed by the hands of each deal's first game leave the worker that holds the
+    long deals fewer games, so both finish sooner. Control: claims counted in games give
+    both workers about as many games, and the one with the long deals finishes later."""
+    jobs = _table_jobs(4, 6)
+
+    def hands(job: GameJob) -> int:
+        return 3 if job.seed < 100 else 1  # table 0's boards
+
+    _, finished, played = _clocked(jobs, (1.0, 1.0), 2.0, hands)
+    assert max(played) - min(played) >= 36  # the worker with the long deals plays fewer
+
+    original = _Queue.done
+
+    async def games_only(
+        self: _Queue, job: GameJob, *, again: bool = False, hands: int = 0
+    ) -> None:
+        await original(self, job, again=again)
+
+    monkeypatch.setattr(_Queue, "done", games_only)
+    _, control_finished, _ = _clocked(jobs, (1.0, 1.0), 2.0, hands)
+    assert control_finished > finished
