@@ -121,7 +121,8 @@ class _Generation:
 
     settings: Hashable
     deals: set[Deal] = dataclasses.field(default_factory=set)
-    bots: set[Hashable] = dataclasses.field(default_factory=set)
+    bots: set[str] = dataclasses.field(default_factory=set)
+    """The stored versions (their directories) of the live processes."""
     overheard: set[Deal] = dataclasses.field(default_factory=set)
     """Deals another worker played while these processes lived, freed when that worker
     was lost: these processes may have heard them (the machine's load), so never play
@@ -129,12 +130,14 @@ class _Generation:
 
     def may_play(self, job: GameJob) -> bool:
         """Whether these processes may play *job* (its deal is new to them)."""
-        known = job.deal in self.deals or job.deal in self.overheard
+        deal = job.deal
+        known = deal in self.deals or deal in self.overheard
         return not known and job.settings_key == self.settings
 
     def shared(self, job: GameJob) -> int:
         """How many of *job*'s seats a live process could take."""
-        return sum(1 for seat in job.reuse_key[0] if seat in self.bots)
+        bots, (a, b, c) = self.bots, job.bot_paths
+        return (a in bots) + (b in bots) + (c in bots)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,6 +210,8 @@ class _Queue:
         self.hands: dict[Deal, int] = {}
         """Per deal, the hands of its first finished game: its seatings deal the same
         cards, so its other games are about as long (:meth:`_weight`)."""
+        self.hands_total = 0
+        """The sum of :attr:`hands` (their mean weighs the deals not measured yet)."""
         self.generations: dict[object, _Generation] = {}
         """Per worker, what its live bot processes may have played (the deals handed to it
         since it last took a job of a deal among them): the jobs they may play on."""
@@ -230,6 +235,11 @@ class _Queue:
         work = self._work()
         # The rule is monotone in a deal's work: if the largest deal may be claimed, any.
         claims = {(0.0, 0.0): self._may_claim(holder, work, work.largest)}
+        found = (
+            None if prefer is None else self._continuation(prefer, holder, finishing, claims, work)
+        )
+        if found is not None:
+            return found
         first = second = unheld = joining = None
         overlap = -1
         for i, job in enumerate(self.waiting):
@@ -238,10 +248,10 @@ class _Queue:
                 job, holder, prefer, finishing, claims, work
             ):
                 continue
-            if prefer is not None and key == prefer:
-                return i  # the next board of the seating just played: its deal is new
             if live is not None and live.may_play(job):
                 shared = live.shared(job)
+                if shared == 3:
+                    return i  # every seat's process plays on: none is better
                 if shared > overlap:
                     joining, overlap = i, shared
                 continue
@@ -253,10 +263,26 @@ class _Queue:
                 unheld = i
             if first is None:
                 first = i
-        for found in (joining, second, unheld):
-            if found is not None:
-                return found
-        return first
+        return next((i for i in (joining, second, unheld) if i is not None), first)
+
+    def _continuation(
+        self,
+        prefer: Hashable,
+        holder: object,
+        finishing: GameJob | None,
+        claims: dict[tuple[float, float], bool],
+        work: _Work,
+    ) -> int | None:
+        """The index of the first job with key *prefer* (the next board of the seating
+        *holder* just played: its deal is new to the processes) that may start, if any. A
+        pass of its own: comparing keys is cheap, and it usually ends early."""
+        for i, job in enumerate(self.waiting):
+            if job.reuse_key == prefer and (
+                not self.separate_deals
+                or self._deal_free(job, holder, prefer, finishing, claims, work)
+            ):
+                return i
+        return None
 
     def _deal_free(
         self,
@@ -291,17 +317,19 @@ class _Queue:
         """The work of one waiting game of *deal*, in hands: those of its first finished
         game, or the mean of every deal's so far while none of its games has finished."""
         known = self.hands.get(deal)
-        if known is not None:
-            return known
-        return sum(self.hands.values()) / len(self.hands) if self.hands else 1.0
+        return self._mean_hands() if known is None else known
+
+    def _mean_hands(self) -> float:
+        return self.hands_total / len(self.hands) if self.hands else 1.0
 
     def _work(self) -> _Work:
         """The waiting work now: per worker of :attr:`owed`, of the deals it owns; of the
         deals nobody owns; and of the largest of those."""
         owed = dict.fromkeys(self.owed, 0.0)
         unowned = largest = 0.0
+        mean = self._mean_hands()
         for deal, count in self.left.items():
-            size = count * self._weight(deal)
+            size = count * self.hands.get(deal, mean)
             owner = self.owners.get(deal)
             if owner is None:
                 unowned += size
@@ -420,7 +448,7 @@ class _Queue:
         if live is None or not live.may_play(job):
             self.generations[holder] = live = _Generation(job.settings_key)
         live.deals.add(job.deal)
-        live.bots.update(job.reuse_key[0])
+        live.bots.update(job.bot_paths)
         return job
 
     def _count(self, job: GameJob, change: int) -> None:
@@ -437,8 +465,9 @@ class _Queue:
         """*job* stopped running; with *again* it waits to run again, first in line. A
         finished game's *hands* measure its deal's work (:meth:`_weight`)."""
         async with self.changed:
-            if hands > 0:
-                self.hands.setdefault(job.deal, hands)
+            if hands > 0 and job.deal not in self.hands:
+                self.hands[job.deal] = hands
+                self.hands_total += hands
             count = self.running.pop(job.deal) - 1
             if count:
                 self.running[job.deal] = count

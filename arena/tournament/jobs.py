@@ -8,6 +8,7 @@ observations only).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -53,9 +54,10 @@ class GameJob:
     (one that was lost, freeing its deals): play it on new processes only
     (:class:`arena.tournament.executor._Queue`, :mod:`arena.tournament.player`)."""
 
-    @property
+    @cached_property
     def deal(self) -> Deal:
-        """What identifies the job's deals: games with equal deals never run at once."""
+        """What identifies the job's deals: games with equal deals never run at once.
+        Cached, as :attr:`reuse_key` is."""
         return self.shuffle, self.seed
 
     @cached_property
@@ -65,7 +67,8 @@ class GameJob:
         differ only in their deal, first dealer and game id; the boards of one table's
         seating share a key, its other seatings do not (:mod:`arena.tournament.player`).
         Cached: the queue compares it for every waiting job at every hand-out."""
-        rules = json.dumps(self.rules, sort_keys=True, separators=(",", ":"))
+        # Interned: every job of a tournament then holds one string, compared by identity.
+        rules = sys.intern(json.dumps(self.rules, sort_keys=True, separators=(",", ":")))
         checksums = self.checksums or (None, None, None)
         return (
             tuple(zip(self.bot_paths, checksums, strict=True)),
@@ -76,7 +79,7 @@ class GameJob:
             self.shuffle,
         )
 
-    @property
+    @cached_property
     def settings_key(self) -> Hashable:
         """Every setting that shapes a game (:attr:`reuse_key` without the seats): a
         worker's processes are kept only for games of one settings key."""
