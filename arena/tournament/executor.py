@@ -205,8 +205,6 @@ class _Queue:
         deal, so no other worker plays it until that worker is gone (:meth:`release`)."""
         self.left: Counter[Deal] = Counter(job.deal for job in self.waiting)
         """Per deal, the jobs waiting."""
-        self.owed: dict[object, int] = {}
-        """Per worker, the waiting jobs of the deals it owns (:meth:`_may_claim`)."""
         self.hands: dict[Deal, int] = {}
         """Per deal, the hands of its first finished game: its seatings deal the same
         cards, so its other games are about as long (:meth:`_weight`)."""
@@ -323,9 +321,9 @@ class _Queue:
         return self.hands_total / len(self.hands) if self.hands else 1.0
 
     def _work(self) -> _Work:
-        """The waiting work now: per worker of :attr:`owed`, of the deals it owns; of the
-        deals nobody owns; and of the largest of those."""
-        owed = dict.fromkeys(self.owed, 0.0)
+        """The waiting work now: per worker that owns deals (none waiting, perhaps), of the
+        deals it owns; of the deals nobody owns; and of the largest of those."""
+        owed = dict.fromkeys(self.owners.values(), 0.0)
         unowned = largest = 0.0
         mean = self._mean_hands()
         for deal, count in self.left.items():
@@ -334,7 +332,7 @@ class _Queue:
             if owner is None:
                 unowned += size
                 largest = max(largest, size)
-            elif owner in owed:
+            else:
                 owed[owner] += size
         return _Work(owed, unowned, largest)
 
@@ -395,7 +393,6 @@ class _Queue:
                             job = self._join(holder, job)
                             if self.separate_deals and job.deal not in self.owners:
                                 self.owners[job.deal] = holder
-                                self.owed[holder] = self.owed.get(holder, 0) + self.left[job.deal]
                         self._count(job, -1)
                         self.running[job.deal] = self.running.get(job.deal, 0) + 1
                         return job
@@ -428,7 +425,6 @@ class _Queue:
             self.holding.pop(holder, None)
             self.expecting.pop(holder, None)
             self.generations.pop(holder, None)
-            self.owed.pop(holder, None)
             freed = [d for d, who in self.owners.items() if who is holder]
             for deal in freed:
                 del self.owners[deal]
@@ -452,14 +448,10 @@ class _Queue:
         return job
 
     def _count(self, job: GameJob, change: int) -> None:
-        """*job* joined (+1) or left (-1) the waiting jobs: its deal's count, and what its
-        deal's owner owes."""
+        """*job* joined (+1) or left (-1) the waiting jobs: its deal's count."""
         self.left[job.deal] += change
         if not self.left[job.deal]:
             del self.left[job.deal]
-        owner = self.owners.get(job.deal)
-        if owner is not None and owner in self.owed:
-            self.owed[owner] += change
 
     async def done(self, job: GameJob, *, again: bool = False, hands: int = 0) -> None:
         """*job* stopped running; with *again* it waits to run again, first in line. A
