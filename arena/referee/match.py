@@ -57,14 +57,21 @@ class Match:
     each game with :meth:`play` and a :class:`GameSetup`, and closes it.
     """
 
-    def __init__(self, seats: Sequence[SeatSpec], config: MatchConfig) -> None:
+    def __init__(
+        self,
+        seats: Sequence[SeatSpec],
+        config: MatchConfig,
+        runners: Sequence[SeatRunner] | None = None,
+    ) -> None:
         if len(seats) != 3:
             raise ValueError(f"a match needs 3 seats, got {len(seats)}")
         if config.listen is None and any(isinstance(s, RemoteSeat) for s in seats):
             raise ValueError("a remote seat needs a TCP listen address (--listen HOST:PORT)")
         self.config = config
         self.match_id = config.match_id or secrets.token_hex(6)
-        self.runners = [SeatRunner(i, spec, config) for i, spec in enumerate(seats)]
+        if runners is None:
+            runners = [SeatRunner(i, spec, config) for i, spec in enumerate(seats)]
+        self.runners = list(runners)
         self.games = GameLoop(config, self.match_id, self.runners)
         self.stats = [SeatStats(r.label) for r in self.runners]
         self.played = 0
@@ -82,12 +89,9 @@ class Match:
         """A match on *server* whose seats are *runners* (live bots or not yet started),
         seated in that order; the caller keeps the server and the bots
         (:class:`arena.referee.lobby.Lobby`), so :meth:`close` stops neither."""
-        match = cls([runner.spec for runner in runners], config)
         for seat, runner in enumerate(runners):
             runner.seat = seat
-        match.runners = list(runners)
-        match.games = GameLoop(config, match.match_id, match.runners)
-        match.stats = [SeatStats(r.label) for r in match.runners]
+        match = cls([runner.spec for runner in runners], config, runners)
         match._server, match._lent = server, True
         return match
 

@@ -59,7 +59,7 @@ from arena.game.rules import RuleSet
 from arena.referee.config import GameSetup, SeatSpec
 from arena.referee.errors import ArenaFault
 from arena.referee.lobby import Lobby
-from arena.referee.manifest import load_manifest
+from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import MatchConfig
 from arena.referee.seat import SeatRunner
 from arena.referee.timecontrol import TimeControl
@@ -115,6 +115,9 @@ class GamePlayer:
         self._closing: dict[asyncio.Task[None], set[Deal]] = {}
         """Processes being stopped in the background (the reply does not wait for them),
         with the deals they may know."""
+        self._manifests: dict[str, BotManifest] = {}
+        """Per stored version's directory, its manifest: read once, not at every game (a
+        stored version never changes; its files are verified before every game)."""
 
     async def play(self, job: GameJob, upcoming: GameJob | None = None) -> dict[str, Any]:
         """Play *job*; the worker's reply (``record``, ``arena_fault`` or ``error``; and
@@ -192,7 +195,7 @@ class GamePlayer:
         if self._live is None:
             self._live = _Generation(Lobby(config, keeps=self.reuse is not Reuse.NONE), settings)
         live = self._live
-        match = live.lobby.match(_seats(job), config)
+        match = live.lobby.match(self._seats(job), config)
         self._stop(live, live.lobby.unused_early())
         if await live.lobby.ready(match):
             flags["warm"] = True
@@ -201,7 +204,7 @@ class GamePlayer:
             flags["started"] = started
         self._mingle(live, job.deal)
         if upcoming is not None and self._wants_prestart(live, job, upcoming):
-            early = live.lobby.start_early(_seats(upcoming), self._config(upcoming))
+            early = live.lobby.start_early(self._seats(upcoming), self._config(upcoming))
             flags["prestarted"] = early > 0
         ok = False
         try:
@@ -222,6 +225,15 @@ class GamePlayer:
                 self._stop(live, live.lobby.keep(match) + live.lobby.surplus(IDLE_PROCESSES))
             else:
                 self._stop(live, live.lobby.drop(match))
+
+    def _seats(self, job: GameJob) -> list[tuple[Hashable, SeatSpec]]:
+        """Per seat of *job*, the key its processes are kept under (the stored version and
+        its checksum) and its manifest."""
+        seats, *_ = job.reuse_key
+        for path, _checksum in seats:
+            if path not in self._manifests:
+                self._manifests[path] = load_manifest(path)
+        return [(seat, self._manifests[seat[0]]) for seat in seats]
 
     def _config(self, job: GameJob) -> MatchConfig:
         """The settings of *job*'s game."""
@@ -250,13 +262,6 @@ class GamePlayer:
         live.known.add(deal)
         for deals in self._closing.values():
             live.known |= deals
-
-
-def _seats(job: GameJob) -> list[tuple[Hashable, SeatSpec]]:
-    """Per seat of *job*, the key its processes are kept under (the stored version and its
-    checksum) and its manifest."""
-    seats, *_ = job.reuse_key
-    return [(seat, load_manifest(seat[0])) for seat in seats]
 
 
 async def _quietly(stopping: Any) -> None:
