@@ -9,11 +9,7 @@ in one run (issue 14, item 6).
       included: with process reuse (the default: a seating's processes play its boards)
       and without (``--no-reuse``: fresh processes for every game), each with and without
       pre-starting the next game's processes (``--prestart``), and with reuse on a round
-      robin as made before per-table deals (board *n* dealt alike at every table), in
-      alternating order
-      ``--repeat`` times (other users load a shared machine: the figure of each variant is
-      its median run, every run is listed, and CPU per game is given beside the wall
-      clock);
+      robin as made before per-table deals (board *n* dealt alike at every table);
    b. ``arena match``'s code path: one match of ``--match-games`` games, the same three
       processes for all of them;
    c. the transport ceiling: as many decisions as the reuse run had, through ``--parallel``
@@ -21,12 +17,18 @@ in one run (issue 14, item 6).
       (``benchmarks/referee.py``'s bare baseline: one raw bench bot process per pair, the
       median request's bytes, no referee), converted to games/s with the tournament's
       decisions per game;
-   d. the same tournament through Ray on two local nodes (:func:`ray_row`), ``--repeat``
-      times (its median run; Ray's own daemons share the 2 cores and spread it widely).
+   d. the same tournament through Ray on two local nodes (:func:`ray_row`; Ray's own
+      daemons share the 2 cores).
 
-   Reported, never asserted: games/s and hands/s of each, and the goals (local tournament
-   >= 1.5x ``arena match``'s games/s, >= 0.5 of the transport ceiling, Ray's overhead
-   against the local pool < 15%).
+   Every row runs once per turn, ``--repeat`` turns, forwards and backwards in turn
+   (:func:`turn_order`), with b, c and d next to the reuse row. A shared machine's
+   load drifts: single rows here move by a third between runs of identical code, so the
+   goals are ratios taken within each turn, between rows run a minute apart, and their
+   median over the turns is reported (:func:`paired`; the ratio of the rows' medians
+   beside it). Reported, never asserted: games/s and hands/s of each row (its median
+   run, every run listed, CPU per game beside the wall clock), and the goals (local
+   tournament >= 1.5x ``arena match``'s games/s, >= 0.5 of the transport ceiling, Ray's
+   overhead against the local pool < 15%).
 2. The time to recompute the ratings of a 10,000-game tournament from its stored games.
 
 Run: ``python benchmarks/tournament.py [--boards 6] [--parallel 2] [--repeat 1]
@@ -361,22 +363,62 @@ VARIANTS: dict[str, tuple[str, bool, bool, str]] = {
 last is a round robin as made before per-table deals (migration 0006), for comparison."""
 
 
-def tournaments(
-    work: Path, paths: list[Path], boards: int, parallel: int, repeat: int
-) -> dict[str, list[dict[str, Any]]]:
-    """Every local variant *repeat* times, in alternating order (forwards, then backwards),
-    so that a change in the machine's load falls on all of them alike."""
-    runs: dict[str, list[dict[str, Any]]] = {key: [] for key in VARIANTS}
-    for turn in range(repeat):
-        order = list(VARIANTS) if turn % 2 == 0 else list(reversed(VARIANTS))
-        for key in order:
-            _, reuse, prestart, deals = VARIANTS[key]
-            executor = LocalProcessExecutor(parallel, reuse=reuse, prestart=prestart)
-            row = tournament_run(work, paths, boards, executor, f"{key}-{turn}", deals)
-            runs[key].append(
-                row | {"prestarts": dict(executor.prestarts), "processes_started": executor.started}
-            )
+EXTRA_ROWS = ("match", "ceiling", "ray")
+"""The rows beside the local variants: ``arena match``, the transport ceiling, Ray."""
+
+
+def turn_order(turn: int, extras: bool) -> list[str]:
+    """The rows of one turn: forwards on even turns, backwards on odd ones, so that a
+    drift in the machine's load falls on all of them alike. The rows each goal compares
+    with the reuse row (``arena match``, the ceiling, Ray) run right beside it."""
+    first, *others = VARIANTS
+    order = [first, *(EXTRA_ROWS if extras else ()), *others]
+    return order if turn % 2 == 0 else order[::-1]
+
+
+def run_rows(
+    args: argparse.Namespace, work: Path, paths: list[Path]
+) -> dict[str, list[dict[str, Any] | None]]:
+    """Every row *args.repeat* times, in the order of :func:`turn_order`. The ceiling
+    replays the reuse row's decisions, which are the same in every run (a fixed seed and
+    seeded bots): it takes them from the first reuse run."""
+    extras = not args.tournaments_only
+    keys = [*VARIANTS, *(EXTRA_ROWS if extras else ())]
+    runs: dict[str, list[dict[str, Any] | None]] = {key: [] for key in keys}
+    for turn in range(args.repeat):
+        for key in turn_order(turn, extras):
+            runs[key].append(_one_row(key, turn, args, work, paths, runs))
     return runs
+
+
+def _one_row(
+    key: str,
+    turn: int,
+    args: argparse.Namespace,
+    work: Path,
+    paths: list[Path],
+    runs: dict[str, list[dict[str, Any] | None]],
+) -> dict[str, Any] | None:
+    """One run of the row *key* (``None``: the Ray row without Ray installed)."""
+    parallel = args.parallel
+    if key == "match":
+        return match_run(paths, args.match_games)
+    if key == "ceiling":
+        played = runs["tournament_reuse"][0]
+        assert played is not None
+        return transport_ceiling(
+            work,
+            played["decisions"],
+            parallel,
+            played["decisions"] / played["games"],
+            played["hands"] / played["games"],
+        )
+    if key == "ray":
+        return _ray_row_apart(work, paths, args.boards, parallel, f"ray-{turn}")
+    _, reuse, prestart, deals = VARIANTS[key]
+    executor = LocalProcessExecutor(parallel, reuse=reuse, prestart=prestart)
+    row = tournament_run(work, paths, args.boards, executor, f"{key}-{turn}", deals)
+    return row | {"prestarts": dict(executor.prestarts), "processes_started": executor.started}
 
 
 def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -385,31 +427,27 @@ def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return ranked[(len(ranked) - 1) // 2]
 
 
+def paired(runs: dict[str, list[dict[str, Any] | None]], key: str) -> list[float]:
+    """Per turn, the reuse row's games/s over the row *key*'s, run beside it: a ratio
+    that a slow drift in the machine's load (which moves single rows by a third between
+    runs here) changes much less than either figure."""
+    return [
+        reuse["games_per_s"] / other["games_per_s"]
+        for reuse, other in zip(runs["tournament_reuse"], runs[key], strict=True)
+        if reuse is not None and other is not None
+    ]
+
+
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Every measurement of one run."""
     paths = _copies(work)
-    parallel = args.parallel
-    runs = tournaments(work, paths, args.boards, parallel, args.repeat)
-    results: dict[str, Any] = {"boards": args.boards, "parallel": parallel, "runs": runs}
-    results |= {key: _median(rows) for key, rows in runs.items()}
-    if args.tournaments_only:
-        return results
-    results["match"] = match_run(paths, args.match_games)
-    played = results["tournament_reuse"]
-    results["ceiling"] = transport_ceiling(
-        work,
-        played["decisions"],
-        parallel,
-        played["decisions"] / played["games"],
-        played["hands"] / played["games"],
-    )
-    ray_runs = [
-        _ray_row_apart(work, paths, args.boards, parallel, f"ray-{turn}")
-        for turn in range(args.repeat)
-    ]
-    measured = [row for row in ray_runs if row is not None]
-    results["ray_runs"] = measured
-    results["ray"] = _median(measured) if measured else None
+    runs = run_rows(args, work, paths)
+    results: dict[str, Any] = {"boards": args.boards, "parallel": args.parallel, "runs": runs}
+    for key, rows in runs.items():
+        measured = [row for row in rows if row is not None]
+        results[key] = _median(measured) if measured else None
+    if not args.tournaments_only:
+        results["paired"] = {key: paired(runs, key) for key in EXTRA_ROWS}
     if args.rating_games:
         results["ratings"] = recompute(work, args.rating_games)
     return results
@@ -459,8 +497,7 @@ def print_report(results: dict[str, Any]) -> None:
     )
     print(f"  {'':44s} {'games/s':>8s} {'hands/s':>8s} {'games':>6s} {'seconds':>8s}")
     rows = [(label, results[key]) for key, (label, *_) in VARIANTS.items()]
-    faults = sum(row["faults"] for rows in results["runs"].values() for row in rows)
-    faults += results["match"]["faults"] if "match" in results else 0
+    faults = sum(row.get("faults", 0) for rows in results["runs"].values() for row in rows if row)
     if faults:
         print(f"  WARNING: {faults} bot fault(s): the figures are void")
     if "match" not in results:
@@ -500,7 +537,6 @@ def print_report(results: dict[str, Any]) -> None:
         f"reuse {reuse['machine_busy']:.0%}, "
         f"--no-reuse {results['tournament_no_reuse']['machine_busy']:.0%}"
     )
-    print(f"  goal: tournament >= {GOAL_VS_MATCH}x arena match: {vs_match:.2f}x")
     match = results["match"]
     cores = os.cpu_count() or 1
     match_game_s = 1 / match["games_per_s"]
@@ -512,12 +548,25 @@ def print_report(results: dict[str, Any]) -> None:
         f"{cores * match_game_s / match['machine_cpu_per_game']:.2f}x arena match's games/s "
         "(docs/scaling.md)"
     )
-    print(f"  goal: tournament >= {GOAL_VS_CEILING} of the transport ceiling: {vs_ceiling:.2f}")
+    print(
+        "  goals, each as the median over turns of the reuse row's games/s against the row "
+        "run beside it (and, in brackets, the ratio of the two rows' medians):"
+    )
+    pairs = results["paired"]
+    print(
+        f"    tournament >= {GOAL_VS_MATCH}x arena match: {_goal(pairs['match'])} [{vs_match:.2f}x]"
+    )
+    print(
+        f"    tournament >= {GOAL_VS_CEILING} of the transport ceiling: {_goal(pairs['ceiling'])} "
+        f"[{vs_ceiling:.2f}]"
+    )
     if results["ray"] is not None:
-        overhead = reuse["games_per_s"] / results["ray"]["games_per_s"] - 1
-        rates = " ".join(f"{row['games_per_s']:.2f}" for row in results["ray_runs"])
+        overhead = [ratio - 1 for ratio in pairs["ray"]]
+        rates = " ".join(f"{row['games_per_s']:.2f}" for row in results["runs"]["ray"] if row)
         print(
-            f"  goal: Ray overhead < {GOAL_RAY_OVERHEAD:.0%}: {overhead:+.1%} (Ray runs: {rates})"
+            f"    Ray overhead < {GOAL_RAY_OVERHEAD:.0%}: {_goal(overhead, percent=True)} "
+            f"[{reuse['games_per_s'] / results['ray']['games_per_s'] - 1:+.1%}] "
+            f"(Ray runs: {rates})"
         )
     if "ratings" in results:
         r = results["ratings"]
@@ -525,6 +574,14 @@ def print_report(results: dict[str, Any]) -> None:
             f"ratings: recompute {r['games']} games in {r['recompute_seconds']:.2f} s "
             f"(storing them one by one with live rating took {r['store_seconds']:.1f} s)"
         )
+
+
+def _goal(values: list[float], *, percent: bool = False) -> str:
+    """The median of per-turn *values*, and each of them."""
+    shown = [f"{v:+.1%}" if percent else f"{v:.2f}" for v in values]
+    middle = statistics.median(values)
+    figure = f"{middle:+.1%}" if percent else f"{middle:.2f}"
+    return f"{figure} (turns: {' '.join(shown)})"
 
 
 def _print_rows(rows: list[tuple[str, dict[str, Any] | None]]) -> None:

@@ -35,6 +35,7 @@ from arena.tournament.compare import (
     load_spec,
     run_version_test,
 )
+from arena.tournament.deals import SEED_MAX
 from arena.tournament.executor import ExecutorError, LocalProcessExecutor
 from arena.tournament.setup import DEFAULT_TIME_CONTROL
 
@@ -72,6 +73,9 @@ class CompareFailed(click.ClickException):
               help="Games played at once [default: number of cores].")  # fmt: skip
 @click.option("--name", default=None,
               help="Name of the stored test [default: 'compare CANDIDATE vs BASELINE'].")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0, max=SEED_MAX), default=None,
+              help="Reproducible, predictable deals from this seed (research runs only); "
+              "default: a fresh secret no bot can search.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @user_option
 @db_options
@@ -88,6 +92,7 @@ def compare_command(
     time_control: str,
     parallel: int | None,
     name: str | None,
+    seed: int | None,
     as_json: bool,
     user: str | None,
     db: str | None,
@@ -120,6 +125,7 @@ def compare_command(
             ruleset=ruleset,
             time_control=time_control,
             name=name,
+            seed=seed,
         )
     except VersionTestError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.param) from None

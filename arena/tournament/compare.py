@@ -241,8 +241,11 @@ def create_version_test(  # noqa: PLR0913 - one keyword per setting of the test
     ruleset: str = "classic",
     time_control: str = str(TimeControl()),
     name: str | None = None,
+    seed: int | None = None,
 ) -> VersionTestSpec:
-    """Store a new version test (a tournament and its settings file); its spec.
+    """Store a new version test (a tournament and its settings file); its spec. Its deals
+    come from a fresh secret, or from *seed* for a reproducible research run (predictable
+    deals, as ``arena tournament create --seed``).
 
     :raises VersionTestError: for an invalid setting, an unknown bot, or the same version
         in two roles.
@@ -265,7 +268,10 @@ def create_version_test(  # noqa: PLR0913 - one keyword per setting of the test
             "the candidate, the baseline and the two opponents must be four different bot "
             f"versions (got {', '.join(v.label for v in versions)})"
         )
-    secret, _ = deal_secret(None)
+    try:
+        secret, _ = deal_secret(seed)
+    except ValueError as exc:
+        raise VersionTestError(str(exc), "--seed") from None
     if name is None:
         name = _free_name(engine, f"compare {versions[0].label} vs {versions[1].label}")
     tournament = storage.create_tournament(
@@ -275,7 +281,7 @@ def create_version_test(  # noqa: PLR0913 - one keyword per setting of the test
         rules_json=json.dumps(rules.to_json()),
         time_control=str(control),
         boards=max_boards,
-        seed=None,
+        seed=seed,
         rating_mode="board",
         entries=ids,
         games_total=max_boards * GAMES_PER_BOARD,

@@ -1,15 +1,17 @@
 """weak_greedy_bot: greedy play weakened on purpose, for the version test's end-to-end test.
 
 Each card it plays is, with probability ``--random-play P``, a uniformly random legal card
-instead of the greedy choice; its trump calls and discards stay greedy. Its generator has a
-fixed seed, so given the same deals it plays the same game (a reproducible opponent).
+instead of the greedy choice; its trump calls and discards stay greedy. Its generator is
+seeded afresh at every game from the game's number and seat, so a game on the same deal
+plays the same way whichever earlier games its process played (a reproducible opponent,
+also under process reuse).
 """
 
 import argparse
 import random
 
 from arena.game import Card, Observation, Play
-from arena.sdk import Bot
+from arena.sdk import Bot, GameStart
 
 
 class WeakGreedyBot(Bot):
@@ -19,6 +21,9 @@ class WeakGreedyBot(Bot):
         super().__init__()
         self.random_play = random_play
         self.rng = random.Random(952)
+
+    def on_game_start(self, start: GameStart) -> None:
+        self.rng = random.Random(f"952-{start.game_number}-{start.seat}")
 
     def play(self, obs: Observation) -> Play | Card:
         assert obs.request is not None
