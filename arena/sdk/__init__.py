@@ -41,7 +41,7 @@ from arena.game import (  # noqa: E402 - after gRPC's settings, like every impor
 )
 from arena.game.ending import GameResult  # noqa: E402
 from arena.protocol.convert import GameEnd, GameStart, HandEnd  # noqa: E402
-from arena.sdk.bot import Bot, BotRunError  # noqa: E402
+from arena.sdk.bot import Bot, BotRunError, Clock  # noqa: E402
 
 if TYPE_CHECKING:
     from arena.sdk.encoded import EncodedBot, EncodedPolicy, IllegalPolicyAction, PolicyFunction
@@ -65,6 +65,7 @@ __all__ = [
     "BotRunError",
     "CallTrump",
     "Card",
+    "Clock",
     "DecisionKind",
     "Discard",
     "EncodedBot",

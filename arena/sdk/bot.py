@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import grpc
 
@@ -32,6 +33,19 @@ class BotRunError(RuntimeError):
     """The bot could not connect or the referee refused it."""
 
 
+@dataclass(frozen=True)
+class Clock:
+    """The time left for the decision being asked, as the referee sent it with the request
+    (``DecisionRequest.clock``). A bot that searches plans within it: the referee's limit
+    is ``decision_ms`` plus ``bank_ms`` plus a small transport grace, measured from when
+    it sent the request (docs/protocol.md)."""
+
+    decision_ms: int
+    """Milliseconds of this decision's own allowance (the time control's ``decision``)."""
+    bank_ms: int
+    """Milliseconds left in the game's bank, spent only once ``decision_ms`` runs out."""
+
+
 class Bot:
     """Base class of a bot. Override the decisions; each receives the seat's observation."""
 
@@ -41,6 +55,9 @@ class Bot:
 
     def __init__(self) -> None:
         self.seat: int | None = None
+        self.clock: Clock | None = None
+        """The :class:`Clock` of the request being decided (``None`` before the first):
+        set before each call of :meth:`decide`, so any decision method may read it."""
         self._fallback = GreedyPolicy()
 
     # -- decisions ------------------------------------------------------------------------
@@ -145,6 +162,7 @@ class Bot:
             self.on_game_start(convert.game_start_from_proto(message.game_start))
         elif kind == "decision_request":
             request = convert.request_from_proto(message.decision_request)
+            self.clock = Clock(request.decision_ms_left, request.bank_ms_left)
             decision = self.decide(request.observation)
             reply = pb.BotMessage()
             convert.decision_to_proto(decision, request.request_id, into=reply.action_reply)

@@ -8,52 +8,39 @@ The search is ``arena.search.PimcPolicy``; this file only connects it to the ref
 to the clock.
 
 Time: it thinks at most ``--budget-ms`` per decision (default 100), and less when the
-referee's clock says so: the SDK hands ``decide`` the observation only, so the bot notes
-the clock of each decision request (``decision_ms_left``, ``bank_ms_left``) as it arrives
-and plans within a safe share of the allowance plus a small slice of the bank
-(``arena.search.think_seconds``), so it never exceeds the time control.
+referee's clock says so: it reads the clock of the request being decided (``self.clock``,
+set by the SDK) and plans within a safe share of the allowance plus a small slice of the
+bank (``arena.search.think_seconds``), so it never exceeds the time control.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 
 from arena.game import Decision
 from arena.sdk import Bot, GameStart, Observation
 from arena.search import DEFAULT_BUDGET_MS, PimcPolicy, think_seconds
-from arena.v1 import arena_pb2 as pb
 
 
 class PimcBot(Bot):
-    name, version = "pimc_bot", "1.0.0"
+    name, version = "pimc_bot", "1.0.1"
 
     def __init__(self, budget_ms: float, seed: int) -> None:
         super().__init__()
         self.budget_ms = budget_ms
         self.seed = seed
         self.policy = PimcPolicy(seed, budget_ms)
-        self.clock = (1000, 0)
-        """(decision_ms_left, bank_ms_left) of the request being answered."""
 
     def on_game_start(self, start: GameStart) -> None:
         # Reseeded per game and seat, so a match replays the same way.
         seed = random.Random(f"{self.seed}-{start.game_number}-{start.seat}").randrange(1 << 62)
         self.policy = PimcPolicy(seed, self.budget_ms)
-        self.clock = (start.time_control.decision_ms, start.time_control.bank_ms)
 
     def decide(self, obs: Observation) -> Decision:
-        decision_ms, bank_ms = self.clock
-        return self.policy.decide(obs, think_seconds(self.budget_ms, decision_ms, bank_ms))
-
-    def _handle(
-        self, message: pb.RefereeMessage, outbox: asyncio.Queue[pb.BotMessage | None]
-    ) -> bool:
-        if message.WhichOneof("message") == "decision_request":
-            clock = message.decision_request.clock
-            self.clock = (clock.decision_ms_left, clock.bank_ms_left)
-        return super()._handle(message, outbox)
+        assert self.clock is not None  # the SDK sets it before every decision
+        seconds = think_seconds(self.budget_ms, self.clock.decision_ms, self.clock.bank_ms)
+        return self.policy.decide(obs, seconds)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.timecontrol import TimeControl
 from arena.sandbox.config import SandboxConfig, SandboxMode
-from arena.sdk import Bot, BotRunError
+from arena.sdk import Bot, BotRunError, Clock
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
@@ -127,6 +127,39 @@ def test_hello_first_then_one_reply_per_request_in_order_until_match_end() -> No
     assert seen["hello"].token == TOKEN
     assert seen["replies"] == [11, 12, 13]
     assert (bot.seat, bot.decided) == (1, 3)
+
+
+class ClockReader(Bot):
+    """The built-in policy, noting the clock each decision method sees."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Clock | None] = []
+
+    def decide(self, obs: Observation) -> Any:
+        self.seen.append(self.clock)
+        return super().decide(obs)
+
+
+def test_each_decision_sees_the_clock_of_its_own_request() -> None:
+    clocks = [(1000, 10000), (950, 8000), (1000, 7321)]
+
+    async def script(context: Any) -> None:
+        await read_hello(context)
+        state = new_game(PRESETS["classic"], 5)
+        for request_id, (decision_ms, bank_ms) in enumerate(clocks, start=1):
+            obs = observe(state, state.current_seat)
+            await context.write(convert.request_message(obs, request_id, decision_ms, bank_ms))
+            reply = await context.read()
+            state.apply_decision(convert.decision_from_proto(reply.action_reply))
+        await context.write(pb.RefereeMessage(match_end=pb.MatchEnd(games_played=0)))
+        await hold_open()
+
+    bot = ClockReader()
+    assert bot.clock is None  # nothing asked yet
+    assert run_against(script, bot) is None
+    # Each request's own clock, not the first one's nor the time control's.
+    assert bot.seen == [Clock(d, b) for d, b in clocks]
 
 
 @pytest.mark.parametrize(

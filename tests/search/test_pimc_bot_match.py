@@ -23,6 +23,6 @@ def test_pimc_bot_plays_under_the_default_time_control() -> None:
     result = asyncio.run(play_match(seats, MatchConfig(rules, 1, 7, time_control=control)))
     (record,) = result.records
     assert record["faults"] == []
-    assert record["players"] == ["pimc_bot@1.0.0", "heuristic_bot@1.1.0", "greedy_bot@1.0.0"]
+    assert record["players"] == ["pimc_bot@1.0.1", "heuristic_bot@1.1.0", "greedy_bot@1.0.0"]
     assert record["result"]["hands_played"] == 1
     assert len(result.stats[0].decision_ms) >= 16  # its plays, each timed by the referee
