@@ -511,6 +511,9 @@ def print_report(results: dict[str, Any]) -> None:
     ]
     _print_rows(rows)
     print_prestart(results)
+    for key, label in (("match", "arena match"), ("ceiling", "transport ceiling"), ("ray", "Ray")):
+        shown = [f"{row['games_per_s']:.2f}" for row in results["runs"][key] if row]
+        print(f"  {label} runs, games/s by turn: {' '.join(shown) or 'not measured'}")
     vs_match = reuse["games_per_s"] / results["match"]["games_per_s"]
     vs_ceiling = reuse["games_per_s"] / results["ceiling"]["games_per_s"]
     vs_fresh = reuse["games_per_s"] / results["tournament_no_reuse"]["games_per_s"]
