@@ -1,7 +1,9 @@
 """952 Arena dashboard: the router (``st.navigation``); each page is a small file in views/.
 
-Served by ``arena dashboard``, which passes the database as ``ARENA_DB``. Run by hand with
-``ARENA_DB=... streamlit run dashboard/app.py`` from the repository root.
+Served by ``arena dashboard`` (through ``dashboard/server.py``, which adds the login
+cookie's routes), which passes the database as ``ARENA_DB``. Run by hand with
+``ARENA_DB=... streamlit run dashboard/server.py`` from the repository root (``app.py``
+alone runs too, without keeping logins across reloads).
 """
 
 from __future__ import annotations

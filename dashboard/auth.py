@@ -16,9 +16,10 @@ Two ways to log in:
 
 Either way the arena's own session (a random token in this browser tab's session state,
 its hash in the database) decides what the visitor may do; it ends when idle or old, at
-logout, and when the user is disabled or gets a new password. Reloading the page starts a
-new Streamlit session, which logs the built-in login out (a provider login comes back by
-itself from the provider's cookie).
+logout, and when the user is disabled or gets a new password. A built-in login is also
+kept in an HttpOnly cookie (:mod:`dashboard.remember`), so a reload or a second tab finds
+it again while the session lives; a provider login comes back by itself from the
+provider's cookie.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from functools import cache
 from typing import Final
 
 import streamlit as st
+import streamlit.components.v1 as components
 from streamlit.delta_generator import DeltaGenerator
 
 from arena.accounts import logins
 from arena.storage import Actor, StorageError
-from dashboard import data
+from dashboard import data, remember
 
 LOGGER = logging.getLogger(__name__)
 
@@ -41,6 +43,10 @@ SESSION_KEY: Final = "_arena_session"
 NOTICE_KEY: Final = "_arena_login_notice"
 REFUSED_KEY: Final = "_arena_refused_identity"
 PRIVATE_VARIABLE: Final = "ARENA_DASHBOARD_PRIVATE"
+COOKIE_SCRIPT_KEY: Final = "_arena_cookie_script"
+"""A script to run once in the page: set the login cookie, or clear it."""
+SPENT_COOKIE_KEY: Final = "_arena_spent_cookie"
+"""A cookie token this browser session found dead: not checked again on every rerun."""
 
 
 @cache
@@ -75,16 +81,51 @@ def current() -> Actor | None:
     """The logged-in user of this browser session, or ``None`` for a spectator."""
     token = st.session_state.get(SESSION_KEY)
     if isinstance(token, str):
-        try:
-            session = logins.current(data.engine(), token, policy())
-        except StorageError as exc:
-            LOGGER.warning("session check failed: %s", exc)
-            session = None
+        session = _alive(token)
         if session is not None:
             return session.actor
         del st.session_state[SESSION_KEY]
         st.session_state[NOTICE_KEY] = "Your session ended; log in again."
-    return _from_identity_provider()
+        _clear_cookie()
+    remembered = _from_cookie()
+    return remembered if remembered is not None else _from_identity_provider()
+
+
+def _alive(token: str) -> logins.Session | None:
+    """The arena session of *token* while it lives (``None`` also if the check failed)."""
+    try:
+        return logins.current(data.engine(), token, policy())
+    except StorageError as exc:
+        LOGGER.warning("session check failed: %s", exc)
+        return None
+
+
+def _from_cookie() -> Actor | None:
+    """The login this browser kept in its cookie (a reload, another tab), if it lives."""
+    try:
+        token = st.context.cookies.get(remember.COOKIE)
+    except Exception:  # outside a browser session (scripts, tests)
+        token = None
+    if not isinstance(token, str) or token == st.session_state.get(SPENT_COOKIE_KEY):
+        return None
+    session = _alive(token)
+    if session is None:
+        st.session_state[SPENT_COOKIE_KEY] = token
+        _clear_cookie()
+        return None
+    st.session_state[SESSION_KEY] = token
+    return session.actor
+
+
+def _remember(token: str) -> None:
+    """Have the page keep *token* in the login cookie (on the next run, see sidebar)."""
+    ticket = remember.TICKETS.issue(token)
+    st.session_state[COOKIE_SCRIPT_KEY] = remember.post_script(remember.SESSION_PATH, ticket)
+
+
+def _clear_cookie() -> None:
+    """Have the page clear the login cookie (on the next run, see sidebar)."""
+    st.session_state[COOKIE_SCRIPT_KEY] = remember.post_script(remember.FORGET_PATH)
 
 
 def _from_identity_provider() -> Actor | None:
@@ -109,6 +150,10 @@ def _from_identity_provider() -> Actor | None:
 
 def sidebar(actor: Actor | None) -> None:
     """Who is logged in, with a way out; or the way in."""
+    script = st.session_state.pop(COOKIE_SCRIPT_KEY, None)
+    if isinstance(script, str):
+        with st.sidebar:
+            components.html(script, height=0)
     box = st.sidebar.container(border=True)
     notice = st.session_state.pop(NOTICE_KEY, None)
     if notice:
@@ -146,6 +191,7 @@ def login_form(where: DeltaGenerator) -> None:
             where.error(f"login failed: {exc}")
         else:
             st.session_state[SESSION_KEY] = session.token
+            _remember(session.token)
             st.rerun()
 
 
@@ -159,6 +205,8 @@ def log_out() -> bool:
             logins.log_out(data.engine(), token)
         except StorageError as exc:
             LOGGER.warning("logout failed: %s", exc)
+        st.session_state[SPENT_COOKIE_KEY] = token
+        _clear_cookie()
     st.session_state.pop(REFUSED_KEY, None)
     if single_sign_on() and st.user.is_logged_in:
         st.logout()

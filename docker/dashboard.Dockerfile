@@ -29,7 +29,7 @@ COPY pyproject.toml README.md ./
 COPY arena ./arena
 COPY dashboard ./dashboard
 # The dashboard is served from the source tree (arena/cli/dashboard.py finds
-# dashboard/app.py beside the package), so the install is editable.
+# dashboard/server.py beside the package), so the install is editable.
 RUN pip install -e .
 COPY docker/entrypoint.sh /usr/local/bin/arena-entrypoint
 

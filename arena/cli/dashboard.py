@@ -1,4 +1,7 @@
-"""``arena dashboard``: serve the Streamlit dashboard (``dashboard/app.py``) on the database.
+"""``arena dashboard``: serve the Streamlit dashboard on the database.
+
+The server is ``dashboard/server.py``: the pages' app (``dashboard/app.py``) with the routes
+that keep a login across reloads, run by ``streamlit run`` as an ASGI application.
 
 The dashboard runs as a ``streamlit run`` child process that gets the database as
 ``ARENA_DB`` and the data directory as ``ARENA_DATA``; this command opens (and migrates)
@@ -34,8 +37,8 @@ MAX_UPLOAD_MB: Final = 20
 
 
 def app_path() -> Path:
-    """``dashboard/app.py`` beside the ``arena`` package (a source checkout)."""
-    return Path(arena.__file__).resolve().parent.parent / "dashboard" / "app.py"
+    """``dashboard/server.py`` beside the ``arena`` package (a source checkout)."""
+    return Path(arena.__file__).resolve().parent.parent / "dashboard" / "server.py"
 
 
 def _port_free(host: str, port: int) -> bool:

@@ -3,7 +3,9 @@
 A spectator sees standings and replays but is offered no upload and no tournament control;
 a participant uploads a new bot and a new version of it, and is refused, with the owner's
 name, for another user's bot name; an organiser creates and starts a tournament; a wrong
-password is refused and then rate-limited. Screenshots go to ``test-artifacts/dashboard/``.
+password is refused and then rate-limited; a login survives a reload (an HttpOnly cookie)
+until it is logged out, and a forged or outlived cookie logs nobody in. Screenshots go to
+``test-artifacts/dashboard/``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from arena.storage.database import open_database
 from arena.storage.models import utcnow
 from arena.storage.users import failures_since
 from arena.submission import submit_bot
+from dashboard import remember
 from tests.dashboard.helpers import free_port, wait_for_url
 from tests.dashboard.test_browser import ARTIFACTS
 
@@ -256,6 +259,61 @@ def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
         assert spectator.get_by_role("button", name=label, exact=True).count() == 0
     _shot(spectator, "5-spectator-tournaments")
     spectator.context.close()
+
+
+def _login_cookie(page: Any, deadline_s: float = 30.0) -> dict[str, Any]:
+    """The login cookie once the page's script has set it."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        found = [c for c in page.context.cookies() if c["name"] == remember.COOKIE]
+        if found:
+            return dict(found[0])
+        assert time.monotonic() < deadline, "the login cookie was never set"
+        time.sleep(0.1)
+
+
+def test_a_login_survives_a_reload_until_it_ends(arena: Arena, page: Any, browser: Any) -> None:
+    page.goto(f"{arena.url}/bots")
+    _log_in(page, "alice", arena.passwords["alice"])
+    page.get_by_text("Logged in as alice (participant)").wait_for()
+    cookie = _login_cookie(page)
+    assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Strict", "/")
+    assert remember.COOKIE not in page.evaluate("document.cookie")  # no script reads it
+    page.reload()
+    page.get_by_text("Logged in as alice (participant)").wait_for()
+    second_tab = page.context.new_page()  # the same browser: another tab is logged in too
+    second_tab.goto(f"{arena.url}/bots")
+    second_tab.get_by_text("Logged in as alice (participant)").wait_for()
+    second_tab.close()
+
+    # Another browser with a made-up cookie, or with alice's once she logged out: a spectator.
+    def stranger(value: str) -> Any:
+        context = browser.new_context()
+        context.add_cookies([{"name": remember.COOKIE, "value": value, "url": arena.url}])
+        tab = context.new_page()
+        tab.goto(f"{arena.url}/bots")
+        return tab
+
+    forged = stranger("A" * 43)
+    forged.get_by_text("Viewing as a spectator").wait_for()
+    assert forged.get_by_text("Logged in as").count() == 0
+    forged.context.close()
+    copied = stranger(cookie["value"])  # the control: while alice is logged in, it works
+    copied.get_by_text("Logged in as alice (participant)").wait_for()
+
+    page.locator("[data-testid='stSidebar']").get_by_role("button", name="Log out").click()
+    page.get_by_text("Viewing as a spectator").wait_for()
+    deadline = time.monotonic() + 30
+    while any(c["name"] == remember.COOKIE for c in page.context.cookies()):
+        assert time.monotonic() < deadline, "logging out left the cookie"
+        time.sleep(0.1)
+    page.reload()
+    page.get_by_text("Viewing as a spectator").wait_for()
+    assert page.get_by_text("Logged in as").count() == 0
+    copied.reload()  # the copy outlived the logout, but the session it names is over
+    copied.get_by_text("Viewing as a spectator").wait_for()
+    assert copied.get_by_text("Logged in as").count() == 0
+    copied.context.close()
 
 
 def test_a_wrong_password_is_refused_then_rate_limited(arena: Arena, page: Any) -> None:

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_app_is_found_and_the_server_is_locked_down() -> None:
-    assert app_path() == ROOT / "dashboard" / "app.py"
+    assert app_path() == ROOT / "dashboard" / "server.py"
     command = streamlit_command(app_path(), "127.0.0.1", 8600)
     assert command[1:4] == ["-m", "streamlit", "run"]
     options = dict(zip(command[5::2], command[6::2], strict=True))

@@ -1,0 +1,105 @@
+"""The login cookie's ticket exchange (dashboard/remember.py), through its real Starlette
+routes in-process: only a fresh, unused ticket of this server sets the cookie, only with the
+page's header, and the cookie is out of scripts' and other sites' reach."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+from starlette.applications import Starlette
+
+from dashboard import remember
+
+with warnings.catch_warnings():  # Starlette asks for a successor of httpx it does not need
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+PAGE = {remember.HEADER: remember.HEADER_VALUE}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _client(tickets: remember.Tickets, base_url: str = "http://testserver") -> TestClient:
+    return TestClient(Starlette(routes=remember.routes(3600, tickets)), base_url=base_url)
+
+
+def test_a_ticket_sets_an_httponly_strict_cookie_once() -> None:
+    tickets = remember.Tickets()
+    client = _client(tickets)
+    ticket = tickets.issue("token-1")
+    answer = client.post(remember.SESSION_PATH, content=ticket, headers=PAGE)
+    assert answer.status_code == 204
+    cookie = answer.headers["set-cookie"]
+    assert cookie.startswith(f"{remember.COOKIE}=token-1;")
+    assert {"HttpOnly", "Max-Age=3600", "Path=/", "SameSite=strict"} <= {
+        part.strip() for part in cookie.split(";")
+    }
+    assert "Secure" not in cookie  # plain HTTP (a browser would drop a Secure cookie)
+    again = client.post(remember.SESSION_PATH, content=ticket, headers=PAGE)
+    assert again.status_code == 403 and "set-cookie" not in again.headers
+
+
+def test_over_https_the_cookie_is_secure() -> None:
+    tickets = remember.Tickets()
+    answer = _client(tickets, "https://arena.example").post(
+        remember.SESSION_PATH, content=tickets.issue("token-2"), headers=PAGE
+    )
+    assert answer.status_code == 204 and "Secure" in answer.headers["set-cookie"]
+
+
+def test_forged_late_or_headerless_requests_set_nothing() -> None:
+    clock = Clock()
+    tickets = remember.Tickets(clock)
+    client = _client(tickets)
+    for body in ("guess", "", "x" * 10_000):
+        answer = client.post(remember.SESSION_PATH, content=body, headers=PAGE)
+        assert answer.status_code == 403 and "set-cookie" not in answer.headers
+    ticket = tickets.issue("token-3")
+    # Another site's form cannot send the header: refused, and the ticket is not spent.
+    bare = client.post(remember.SESSION_PATH, content=ticket)
+    assert bare.status_code == 403 and "set-cookie" not in bare.headers
+    assert client.post(remember.SESSION_PATH, content=ticket, headers=PAGE).status_code == 204
+    late = tickets.issue("token-4")
+    clock.now += remember.TICKET_SECONDS + 1
+    answer = client.post(remember.SESSION_PATH, content=late, headers=PAGE)
+    assert answer.status_code == 403 and "set-cookie" not in answer.headers
+    # The control: a ticket redeemed in time works.
+    assert tickets.redeem(tickets.issue("token-5")) == "token-5"
+
+
+def test_tickets_are_random_and_bounded() -> None:
+    clock = Clock()
+    tickets = remember.Tickets(clock)
+    issued = [tickets.issue(f"t{i}") for i in range(remember.MAX_TICKETS + 5)]
+    assert len(set(issued)) == len(issued) and all(len(t) >= 43 for t in issued)
+    assert tickets.redeem(issued[0]) is None  # the oldest made room
+    assert tickets.redeem(issued[-1]) == f"t{len(issued) - 1}"
+    clock.now += remember.TICKET_SECONDS + 1
+    tickets.issue("fresh")  # expired ones are dropped as new ones come
+    assert len(tickets._tickets) == 1
+
+
+def test_forget_clears_the_cookie_only_for_the_page() -> None:
+    client = _client(remember.Tickets())
+    assert client.post(remember.FORGET_PATH).status_code == 403
+    answer = client.post(remember.FORGET_PATH, headers=PAGE)
+    assert answer.status_code == 204
+    cookie = answer.headers["set-cookie"]
+    assert cookie.startswith(f'{remember.COOKIE}="";') and "Max-Age=0" in cookie
+
+
+def test_the_script_posts_with_the_header_and_escapes_its_body() -> None:
+    body = 'a"</script><script>alert(1)</script>&'
+    script = remember.post_script(remember.SESSION_PATH, body)
+    assert '"X-Requested-With": "arena952"' in script
+    inner = script.removeprefix("<script>").removesuffix("</script>")
+    assert "<" not in inner and ">" not in inner  # the element ends only where it should
+    literal = inner[inner.index("body: ") + len("body: ") : -len("});")]
+    assert json.loads(literal) == body  # and the body arrives unchanged
