@@ -78,30 +78,47 @@ def client_address() -> str:
 
 
 def current() -> Actor | None:
-    """The logged-in user of this browser session, or ``None`` for a spectator."""
+    """The logged-in user of this browser session, or ``None`` for a spectator.
+
+    A database that cannot be asked ends no login: the visitor is a spectator for this run
+    only, and the token and the cookie stay for the next.
+    """
     token = st.session_state.get(SESSION_KEY)
     if isinstance(token, str):
-        session = _alive(token)
+        try:
+            session = _alive(token)
+        except StorageError:
+            return None
         if session is not None:
             return session.actor
         del st.session_state[SESSION_KEY]
         st.session_state[NOTICE_KEY] = "Your session ended; log in again."
+        st.session_state[SPENT_COOKIE_KEY] = token
         _clear_cookie()
-    remembered = _from_cookie()
+    try:
+        remembered = _from_cookie()
+    except StorageError:
+        return None
     return remembered if remembered is not None else _from_identity_provider()
 
 
 def _alive(token: str) -> logins.Session | None:
-    """The arena session of *token* while it lives (``None`` also if the check failed)."""
+    """The arena session of *token* while it lives.
+
+    :raises StorageError: if the database could not be asked (logged here).
+    """
     try:
         return logins.current(data.engine(), token, policy())
     except StorageError as exc:
         LOGGER.warning("session check failed: %s", exc)
-        return None
+        raise
 
 
 def _from_cookie() -> Actor | None:
-    """The login this browser kept in its cookie (a reload, another tab), if it lives."""
+    """The login this browser kept in its cookie (a reload, another tab), if it lives.
+
+    :raises StorageError: if the database could not be asked.
+    """
     try:
         token = st.context.cookies.get(remember.COOKIE)
     except Exception:  # outside a browser session (scripts, tests)

@@ -67,6 +67,25 @@ def test_a_participant_may_upload_but_not_run_tournaments(
     assert logged_in_line(app) == "" and "Viewing as a spectator" in texts(app)
 
 
+def test_a_database_that_cannot_be_asked_ends_no_login(
+    seeded: Seeded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    app = _open(seeded, monkeypatch, tmp_path)
+    log_in(app, "pam", add_account(seeded.engine, "pam", "participant"))
+    assert logged_in_line(app) == "Logged in as **pam** (participant)"
+    checked = logins.current
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise storage.StorageError("database unavailable")
+
+    monkeypatch.setattr(logins, "current", down)
+    app.run()  # a spectator for this run, and no "session ended"
+    assert "Viewing as a spectator" in texts(app) and "Your session ended" not in texts(app)
+    monkeypatch.setattr(logins, "current", checked)
+    app.run()  # the database is back: so is the login
+    assert logged_in_line(app) == "Logged in as **pam** (participant)"
+
+
 def test_actions_refuse_by_themselves_whatever_the_page_showed(
     seeded: Seeded, tmp_path: Path
 ) -> None:
