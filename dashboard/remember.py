@@ -45,6 +45,8 @@ TICKET_SECONDS: Final = 60.0
 """How long a ticket waits for the page's script to redeem it."""
 MAX_TICKETS: Final = 10_000
 """Tickets kept at most (each needs a successful login, which is rate-limited)."""
+MAX_BODY: Final = 128
+"""Bytes of a request body read at most: a ticket is 43 characters."""
 
 
 class Tickets:
@@ -87,13 +89,15 @@ TICKETS: Final = Tickets()
 
 def routes(max_age_seconds: int, tickets: Tickets = TICKETS) -> list[Route]:
     """The two routes of the dashboard's server; the cookie lasts *max_age_seconds* (the
-    longest session, ``LoginPolicy.max_age``), though the arena session may end sooner."""
+    longest session, ``LoginPolicy.lifetime``), though the arena session may end sooner."""
 
     async def set_cookie(request: Request) -> Response:
         if request.headers.get(HEADER) != HEADER_VALUE:
             return Response("missing header", status_code=403)
-        body = await request.body()
-        token = tickets.redeem(body.decode("ascii", "replace")) if len(body) <= 128 else None
+        body = await _read_at_most(request, MAX_BODY)
+        if body is None:
+            return Response("ticket too long", status_code=413)
+        token = tickets.redeem(body.decode("ascii", "replace"))
         if token is None:
             return Response("unknown or used ticket", status_code=403)
         response = Response(status_code=204)
@@ -113,6 +117,20 @@ def routes(max_age_seconds: int, tickets: Tickets = TICKETS) -> list[Route]:
         Route(SESSION_PATH, set_cookie, methods=["POST"]),
         Route(FORGET_PATH, forget, methods=["POST"]),
     ]
+
+
+async def _read_at_most(request: Request, limit: int) -> bytes | None:
+    """The request's body, or ``None`` as soon as it is longer than *limit* bytes (declared
+    or sent): a visitor cannot make the server hold a large body in memory."""
+    declared = request.headers.get("content-length", "0")
+    if not declared.isdigit() or int(declared) > limit:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return body
 
 
 def post_script(path: str, body: str = "") -> str:
