@@ -119,7 +119,8 @@ def test_compare_tells_greedy_play_from_a_weakened_copy(
         assert main(["bot", "compare", "greedy_bot", "weak_greedy_bot", *opponents, "--seed",
                      seed, *db]) == 2  # fmt: skip
         assert "--seed" in capsys.readouterr().err
-    assert storage.list_tournaments(open_database(url)) == []
+    engine = open_database(url)
+    assert storage.list_tournaments(engine) == []
 
     started = time.monotonic()
     code = main(["bot", "compare", "greedy_bot", "weak_greedy_bot@1.0.0", *opponents,
@@ -136,7 +137,6 @@ def test_compare_tells_greedy_play_from_a_weakened_copy(
     assert shown["ci_low"] < shown["mean_difference"] < shown["ci_high"]
     assert "board 3: mean difference" in out.err
 
-    engine = open_database(url)
     tournament = storage.get_tournament(engine, shown["tournament"])
     assert (tournament.format, tournament.status) == (compare.FORMAT, "finished")
     assert tournament.seed == 1 and tournament.deal_secret == secret_from_seed(1).hex()
@@ -160,4 +160,5 @@ def test_compare_tells_greedy_play_from_a_weakened_copy(
     # The control: the same boards read the other way round say "not better".
     reverse = compare.board_differences(games, baseline, candidate)[: shown["boards"]]
     assert run_sequentially(reverse, spec.sprt)[-1].verdict is Verdict.NOT_BETTER
+    engine.dispose()
     print(f"compare decided in {seconds:.1f} s, {shown['boards']} boards")
