@@ -32,7 +32,11 @@ in one run (issue 14, item 6).
 2. The time to recompute the ratings of a 10,000-game tournament from its stored games.
 
 Run: ``python benchmarks/tournament.py [--boards 6] [--parallel 2] [--repeat 1]
-[--tournaments-only] [--match-games 60] [--rating-games 10000] [--json]``.
+[--tournaments-only] [--variants tournament_reuse,...] [--match-games 60]
+[--rating-games 10000] [--json]``. ``--variants`` keeps only some of a's rows (the reuse
+row always runs): the goals depend on the round robin's size, since its process starts
+are the same at any number of boards, and measuring them at several sizes need not run
+every variant each time (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -363,15 +367,32 @@ VARIANTS: dict[str, tuple[str, bool, bool, str]] = {
 last is a round robin as made before per-table deals (migration 0006), for comparison."""
 
 
+FIRST_VARIANT = "tournament_reuse"
+"""The local row every goal compares: it runs first in each turn, beside the extra rows."""
+
+
+def _variants(text: str) -> list[str]:
+    """``--variants``: known row keys, the reuse row first and always."""
+    chosen = [key.strip() for key in text.split(",") if key.strip()]
+    unknown = [key for key in chosen if key not in VARIANTS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}"
+        )
+    return [FIRST_VARIANT, *(key for key in dict.fromkeys(chosen) if key != FIRST_VARIANT)]
+
+
 EXTRA_ROWS = ("match", "ceiling", "ray")
 """The rows beside the local variants: ``arena match``, the transport ceiling, Ray."""
 
 
-def turn_order(turn: int, extras: bool) -> list[str]:
+def turn_order(turn: int, extras: bool, variants: list[str] | None = None) -> list[str]:
     """The rows of one turn: forwards on even turns, backwards on odd ones, so that a
     drift in the machine's load falls on all of them alike. The rows each goal compares
-    with the reuse row (``arena match``, the ceiling, Ray) run right beside it."""
-    first, *others = VARIANTS
+    with the reuse row (``arena match``, the ceiling, Ray) run right beside it. *variants*
+    (default: all) are the local tournament rows; the reuse row is always first."""
+    first, *others = variants or list(VARIANTS)
+    assert first == FIRST_VARIANT
     order = [first, *(EXTRA_ROWS if extras else ()), *others]
     return order if turn % 2 == 0 else order[::-1]
 
@@ -383,10 +404,10 @@ def run_rows(
     replays the reuse row's decisions, which are the same in every run (a fixed seed and
     seeded bots): it takes them from the first reuse run."""
     extras = not args.tournaments_only
-    keys = [*VARIANTS, *(EXTRA_ROWS if extras else ())]
+    keys = [*args.variants, *(EXTRA_ROWS if extras else ())]
     runs: dict[str, list[dict[str, Any] | None]] = {key: [] for key in keys}
     for turn in range(args.repeat):
-        for key in turn_order(turn, extras):
+        for key in turn_order(turn, extras, args.variants):
             runs[key].append(_one_row(key, turn, args, work, paths, runs))
     return runs
 
@@ -458,6 +479,8 @@ def print_prestart(results: dict[str, Any]) -> None:
     runs = results["runs"]
     print(f"  pre-start, {len(runs['tournament_reuse'])} alternating run(s) of each variant:")
     for key, (label, *_) in VARIANTS.items():
+        if key not in runs:
+            continue
         rows = runs[key]
         rates = " ".join(f"{row['games_per_s']:.2f}" for row in rows)
         cpu = " ".join(f"{row['cpu_per_game']:.3f}" for row in rows)
@@ -473,6 +496,8 @@ def print_prestart(results: dict[str, Any]) -> None:
         ("tournament_reuse", "tournament_reuse_prestart"),
         ("tournament_no_reuse", "tournament_no_reuse_prestart"),
     ):
+        if plain not in runs or ahead not in runs:
+            continue
         speed = [
             a["games_per_s"] / b["games_per_s"]
             for a, b in zip(runs[ahead], runs[plain], strict=True)
@@ -496,7 +521,7 @@ def print_report(results: dict[str, Any]) -> None:
         f"({results['boards']} boards), --parallel {results['parallel']}"
     )
     print(f"  {'':44s} {'games/s':>8s} {'hands/s':>8s} {'games':>6s} {'seconds':>8s}")
-    rows = [(label, results[key]) for key, (label, *_) in VARIANTS.items()]
+    rows = [(label, results[key]) for key, (label, *_) in VARIANTS.items() if key in results]
     faults = sum(row.get("faults", 0) for rows in results["runs"].values() for row in rows if row)
     if faults:
         print(f"  WARNING: {faults} bot fault(s): the figures are void")
@@ -516,8 +541,9 @@ def print_report(results: dict[str, Any]) -> None:
         print(f"  {label} runs, games/s by turn: {' '.join(shown) or 'not measured'}")
     vs_match = reuse["games_per_s"] / results["match"]["games_per_s"]
     vs_ceiling = reuse["games_per_s"] / results["ceiling"]["games_per_s"]
-    vs_fresh = reuse["games_per_s"] / results["tournament_no_reuse"]["games_per_s"]
-    print(f"  reuse vs --no-reuse: {vs_fresh:.2f}x")
+    fresh = results.get("tournament_no_reuse")
+    if fresh is not None:
+        print(f"  reuse vs --no-reuse: {reuse['games_per_s'] / fresh['games_per_s']:.2f}x")
     print(
         "  arena-side CPU seconds per game (runner, workers, referees; independent of other "
         "users' load; a bot's CPU counts only when every process between it and this one "
@@ -529,7 +555,9 @@ def print_report(results: dict[str, Any]) -> None:
         ("arena match", "match"),
         ("transport ceiling", "ceiling"),
     ):
-        row = results[key]
+        row = results.get(key)
+        if row is None:
+            continue
         print(
             f"    {label:24s} {row['cpu_per_game']:6.3f} s/game, "
             f"{row['cores_busy']:.2f} cores busy on average"
@@ -537,8 +565,8 @@ def print_report(results: dict[str, Any]) -> None:
     print(
         "  whole machine busy during the tournament (all processes, bots included; what is "
         "left idle bounds what pre-starting the next game's processes could use): "
-        f"reuse {reuse['machine_busy']:.0%}, "
-        f"--no-reuse {results['tournament_no_reuse']['machine_busy']:.0%}"
+        f"reuse {reuse['machine_busy']:.0%}"
+        + (f", --no-reuse {fresh['machine_busy']:.0%}" if fresh is not None else "")
     )
     match = results["match"]
     cores = os.cpu_count() or 1
@@ -614,6 +642,14 @@ def main(argv: list[str] | None = None) -> int:
         "--tournaments-only",
         action="store_true",
         help="only the local tournament variants (reuse and pre-start, with and without)",
+    )
+    parser.add_argument(
+        "--variants",
+        type=_variants,
+        default=list(VARIANTS),
+        help="the local tournament rows, comma-separated (default: all): "
+        f"{', '.join(VARIANTS)}; {FIRST_VARIANT} always runs, first, since every goal "
+        "compares it",
     )
     parser.add_argument("--match-games", type=int, default=60, help="games of the arena match")
     parser.add_argument(

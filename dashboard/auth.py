@@ -18,8 +18,8 @@ Either way the arena's own session (a random token in this browser tab's session
 its hash in the database) decides what the visitor may do; it ends when idle or old, at
 logout, and when the user is disabled or gets a new password. A built-in login is also
 kept in an HttpOnly cookie (:mod:`dashboard.remember`), so a reload or a second tab finds
-it again while the session lives; a provider login comes back by itself from the
-provider's cookie.
+it again while the session lives; so is a provider login, which then also ends when the
+provider no longer vouches for the same account (a logout there, another person's login).
 """
 
 from __future__ import annotations
@@ -103,12 +103,18 @@ def current() -> Actor | None:
 
 
 def _alive(token: str) -> logins.Session | None:
-    """The arena session of *token* while it lives.
+    """The arena session of *token* while it lives, and while the identity provider
+    vouches for its user if single sign-on opened it (otherwise it is ended here).
 
     :raises StorageError: if the database could not be asked (logged here).
     """
     try:
-        return logins.current(data.engine(), token, policy())
+        engine = data.engine()
+        session = logins.current(engine, token, policy())
+        if session is not None and not logins.provider_vouches(engine, session, _provider_email()):
+            logins.log_out(engine, token)
+            return None
+        return session
     except StorageError as exc:
         LOGGER.warning("session check failed: %s", exc)
         raise
@@ -145,12 +151,25 @@ def _clear_cookie() -> None:
     st.session_state[COOKIE_SCRIPT_KEY] = remember.post_script(remember.FORGET_PATH)
 
 
-def _from_identity_provider() -> Actor | None:
-    """Open an arena session for a visitor the identity provider has just logged in."""
+def _provider_email() -> str | None:
+    """The address the identity provider has verified for this browser (``None``: single
+    sign-on is off, nobody is logged in there, or it verified no address)."""
     if not single_sign_on() or not st.user.is_logged_in:
         return None
     email = st.user.get("email")
     if not isinstance(email, str) or st.user.get("email_verified") is False:
+        return None
+    return email
+
+
+def _from_identity_provider() -> Actor | None:
+    """Open an arena session for a visitor the identity provider has just logged in, and
+    keep it in the login cookie like a built-in login: a reload finds it again (while the
+    provider vouches for it, see :func:`_alive`) instead of opening another."""
+    if not single_sign_on() or not st.user.is_logged_in:
+        return None
+    email = _provider_email()
+    if email is None:
         st.session_state[NOTICE_KEY] = "The identity provider gave no verified email address."
         return None
     if st.session_state.get(REFUSED_KEY) == email:
@@ -162,6 +181,7 @@ def _from_identity_provider() -> Actor | None:
         st.session_state[REFUSED_KEY] = email
         return None
     st.session_state[SESSION_KEY] = session.token
+    _remember(session.token)
     return session.actor
 
 

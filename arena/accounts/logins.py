@@ -105,6 +105,10 @@ def _positive(variable: str) -> float | None:
     return value
 
 
+IDENTITY_PROVIDER: Final = "oidc"
+"""The ``method`` of a session that single sign-on opened (:func:`log_in_identity`)."""
+
+
 @dataclass(frozen=True)
 class Session:
     """An open session: hand ``token`` back to :func:`current` on every request."""
@@ -188,7 +192,24 @@ def log_in_identity(
         record_login_attempt(engine, user.name, client, succeeded=False, at=now)
         raise LoginRefused(f"user {user.name} is disabled; ask an organiser")
     record_login_attempt(engine, user.name, client, succeeded=True, at=now)
-    return _open(engine, actor, "oidc", policy, now)
+    return _open(engine, actor, IDENTITY_PROVIDER, policy, now)
+
+
+def provider_vouches(engine: Engine, session: Session, email: str | None) -> bool:
+    """Whether *session* may go on while the identity provider reports *email* as its
+    verified address (``None``: nobody is logged in there).
+
+    A session that single sign-on opened lives only while the provider vouches for the
+    same account: a reload that finds it again (the dashboard's cookie) must not outlive
+    a logout at the provider, nor carry one person's session into another's provider
+    login in the same browser. Any other session is not the provider's business.
+    """
+    if session.method != IDENTITY_PROVIDER:
+        return True
+    if email is None:
+        return False
+    user = find_user_by_email(engine, email)
+    return user is not None and user.id == session.actor.id
 
 
 def current(

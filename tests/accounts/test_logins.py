@@ -209,6 +209,23 @@ def test_an_identity_provider_login_needs_an_account_with_that_address(engine: E
         logins.log_in_identity(engine, "alice@example.org", "10.0.0.1")
 
 
+def test_a_provider_login_lives_only_while_the_provider_vouches_for_that_account(
+    engine: Engine,
+) -> None:
+    local = storage.actor(engine)
+    admin.add_user(engine, local, "alice", "participant", email="alice@example.org")
+    password = admin.add_user(engine, local, "bob", "participant", email="bob@example.org")
+    by_provider = logins.log_in_identity(engine, "alice@example.org", "10.0.0.1")
+    assert logins.provider_vouches(engine, by_provider, "Alice@Example.org")
+    assert not logins.provider_vouches(engine, by_provider, None)  # logged out there
+    assert not logins.provider_vouches(engine, by_provider, "bob@example.org")  # someone else
+    assert not logins.provider_vouches(engine, by_provider, "eve@example.org")  # no account
+    # Control: a built-in login is not the provider's business, whoever is logged in there.
+    by_password = logins.log_in(engine, "bob", password, "10.0.0.1", POLICY)
+    assert logins.provider_vouches(engine, by_password, None)
+    assert logins.provider_vouches(engine, by_password, "alice@example.org")
+
+
 def test_session_lengths_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_SESSION_IDLE_MINUTES", "5")
     assert logins.LoginPolicy.from_environment().idle == timedelta(minutes=5)

@@ -6,8 +6,11 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from dashboard import remember
 
 
 def free_port() -> int:
@@ -33,3 +36,14 @@ def wait_for_url(process: subprocess.Popen[bytes], log: Path, timeout: float = 9
     process.kill()
     process.wait()
     pytest.fail("the dashboard did not start:\n" + log.read_text(errors="replace"))
+
+
+def login_cookie(page: Any, deadline_s: float = 30.0) -> dict[str, Any]:
+    """The login cookie once the page's script has set it."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        found = [c for c in page.context.cookies() if c["name"] == remember.COOKIE]
+        if found:
+            return dict(found[0])
+        assert time.monotonic() < deadline, "the login cookie was never set"
+        time.sleep(0.1)

@@ -33,7 +33,7 @@ from arena.storage.models import utcnow
 from arena.storage.users import failures_since
 from arena.submission import submit_bot
 from dashboard import remember
-from tests.dashboard.helpers import free_port, wait_for_url
+from tests.dashboard.helpers import free_port, login_cookie, wait_for_url
 from tests.dashboard.test_browser import ARTIFACTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -261,22 +261,11 @@ def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
     spectator.context.close()
 
 
-def _login_cookie(page: Any, deadline_s: float = 30.0) -> dict[str, Any]:
-    """The login cookie once the page's script has set it."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        found = [c for c in page.context.cookies() if c["name"] == remember.COOKIE]
-        if found:
-            return dict(found[0])
-        assert time.monotonic() < deadline, "the login cookie was never set"
-        time.sleep(0.1)
-
-
 def test_a_login_survives_a_reload_until_it_ends(arena: Arena, page: Any, browser: Any) -> None:
     page.goto(f"{arena.url}/bots")
     _log_in(page, "alice", arena.passwords["alice"])
     page.get_by_text("Logged in as alice (participant)").wait_for()
-    cookie = _login_cookie(page)
+    cookie = login_cookie(page)
     assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Strict", "/")
     assert remember.COOKIE not in page.evaluate("document.cookie")  # no script reads it
     page.reload()

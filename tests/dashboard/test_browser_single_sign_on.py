@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from arena import storage
 from arena.accounts import admin
 from arena.storage.database import open_database
-from tests.dashboard.helpers import free_port, wait_for_url
+from dashboard import remember
+from tests.dashboard.helpers import free_port, login_cookie, wait_for_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @dataclass(frozen=True)
 class SingleSignOn:
     url: str
+    database: str
 
 
 def _missing(reason: str) -> None:
@@ -81,7 +84,7 @@ def arena(provider: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
         )
     url = wait_for_url(process, log)
     try:
-        yield SingleSignOn(url)
+        yield SingleSignOn(url, database)
     finally:
         process.send_signal(2)
         try:
@@ -104,13 +107,45 @@ def test_single_sign_on_logs_in_the_account_with_the_verified_address(
 ) -> None:
     _sign_on(page, arena.url, "alice@example.org")
     page.get_by_text("Logged in as alice (participant)").wait_for()
+    login_cookie(page)  # kept like a built-in login's
     page.goto(f"{arena.url}/bots")
-    page.get_by_text("Logged in as alice (participant)").wait_for()  # the provider's cookie
+    page.get_by_text("Logged in as alice (participant)").wait_for()
+    page.reload()
+    page.get_by_text("Logged in as alice (participant)").wait_for()
+    assert _sessions(arena.database) == 1  # the reloads found alice's session again
     page.locator("[data-testid='stSidebar']").get_by_role("button", name="Log out").click()
     page.get_by_role("button", name="End session").click()  # the provider's logout, too
     page.get_by_text("Viewing as a spectator").wait_for()
     page.goto(f"{arena.url}/bots")  # and it stays logged out
     page.get_by_text("Log in as a participant (in the sidebar) to submit bots.").wait_for()
+
+
+def test_a_provider_login_ends_when_the_provider_no_longer_vouches_for_it(
+    arena: SingleSignOn, page: Any
+) -> None:
+    _sign_on(page, arena.url, "alice@example.org")
+    page.get_by_text("Logged in as alice (participant)").wait_for()
+    login_cookie(page)
+    assert _sessions(arena.database) == 1
+    # Logged out at the provider (its cookie is gone), while the arena's cookie stays.
+    for cookie in page.context.cookies():
+        if cookie["name"].startswith("_streamlit_user"):
+            page.context.clear_cookies(name=cookie["name"])
+    assert any(c["name"] == remember.COOKIE for c in page.context.cookies())
+    page.reload()
+    page.get_by_text("Viewing as a spectator").wait_for()
+    assert page.get_by_text("Logged in as").count() == 0
+    assert _sessions(arena.database) == 0  # and the arena session is over, not just hidden
+
+
+def _sessions(database: str) -> int:
+    """How many arena sessions are stored."""
+    engine = open_database(database)
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(text("SELECT count(*) FROM login_session")).scalar_one())
+    finally:
+        engine.dispose()
 
 
 def test_an_address_without_an_account_gets_no_rights(arena: SingleSignOn, page: Any) -> None:
