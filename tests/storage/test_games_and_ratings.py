@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 from typing import Any
@@ -95,6 +96,34 @@ def test_out_of_order_games_are_rated_in_schedule_order(
         store(engine, in_order, index, *games[index])
     assert _current(engine, shuffled) == _current(engine, in_order)
     assert _snapshots(engine, shuffled) == _snapshots(engine, in_order)
+
+
+@pytest.mark.parametrize("rating_mode", ["game", "board"])
+def test_a_closing_gap_rates_the_whole_backlog_as_if_stored_in_order(
+    engine: Engine,
+    records: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    rating_mode: str,
+) -> None:
+    # Reads of at most 2 units, so that the backlog takes several reads, the last short.
+    # (``arena.storage.ratings`` the attribute is the package's function of that name.)
+    monkeypatch.setattr(importlib.import_module("arena.storage.ratings"), "READ_UNITS_MAX", 2)
+    bots = make_bots(engine, 4)
+    total = 33  # 5 whole boards and a short one in board mode
+    games = [(seating(bots, i), records[i % len(records)]) for i in range(total)]
+    late = make_tournament(engine, bots, games_total=total, name="late", rating_mode=rating_mode)
+    in_order = make_tournament(
+        engine, bots, games_total=total, name="in-order", rating_mode=rating_mode
+    )
+    for index in range(total - 1, 0, -1):  # everything but game 0: all of it waits
+        store(engine, late, index, *games[index])
+    assert _snapshots(engine, late) == []
+    store(engine, late, 0, *games[0])
+    for index in range(total):
+        store(engine, in_order, index, *games[index])
+    assert max(r[3] for r in _current(engine, late).values()) == total - 1  # all rated
+    assert _current(engine, late) == _current(engine, in_order)
+    assert _snapshots(engine, late) == _snapshots(engine, in_order)
 
 
 def test_a_stored_schedule_index_is_refused_without_side_effects(
