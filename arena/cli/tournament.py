@@ -27,7 +27,7 @@ from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
 from arena.game.textreplay import replay_text
 from arena.storage.database import StorageError
-from arena.storage.standings import STANDINGS_LEGEND, StandingRow
+from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND, StandingRow
 from arena.tournament import setup
 from arena.tournament.compare import FORMAT as VERSION_TEST_FORMAT
 from arena.tournament.deals import SEED_MAX
@@ -348,12 +348,14 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
         tournament = storage.get_tournament(engine, name) if name else None
         tournament_id = storage.row_id(tournament) if tournament is not None else None
         rows = storage.standings(engine, tournament_id)
+        shown_one = tournament or next(iter(storage.list_tournaments(engine)), None)
+        progress = storage.progress(engine, storage.row_id(shown_one)) if shown_one else None
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         shown = tournament.name if tournament is not None else None
         faults = tournament.arena_faults if tournament is not None else None
-        click.echo(json.dumps(standings_json(shown, rows, faults), indent=1))
+        click.echo(json.dumps(standings_json(shown, rows, faults, progress), indent=1))
         return
     table = Table(title=f"Standings{f': {name}' if name else ''}")
     headers = ("rank", "bot", "owner", "rating", "mu", "sigma", "P(>next)", "rank 95%", "games",
@@ -377,6 +379,11 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
     console.print(table)
     if rows:
         console.print(STANDINGS_LEGEND, highlight=False)
+    if progress is not None and progress.rated < progress.stored:
+        console.print(
+            f"ratings cover {progress.rated} of {progress.stored} stored games: {RATING_LAG_NOTE}",
+            highlight=False,
+        )
     if tournament is not None and tournament.arena_faults:
         console.print(
             f"arena faults: {tournament.arena_faults} game(s) failed by the arena itself, "
@@ -392,13 +399,19 @@ def rank_span(row: StandingRow) -> str:
 
 
 def standings_json(
-    tournament: str | None, rows: list[StandingRow], arena_faults: int | None = None
+    tournament: str | None,
+    rows: list[StandingRow],
+    arena_faults: int | None = None,
+    progress: storage.Progress | None = None,
 ) -> dict[str, object]:
     """Every column of the standings as JSON-ready values (``arena standings --json``);
-    *arena_faults* counts the games the arena itself failed (``None``: not looked up)."""
+    *arena_faults* counts the games the arena itself failed (``None``: not looked up), and
+    *progress* gives the games stored and the games the ratings cover."""
     return {
         "tournament": tournament,
         "arena_faults": arena_faults,
+        "games_stored": progress.stored if progress is not None else None,
+        "games_rated": progress.rated if progress is not None else None,
         "legend": STANDINGS_LEGEND,
         "standings": [
             {

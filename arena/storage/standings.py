@@ -88,6 +88,14 @@ STANDINGS_LEGEND = (
 )
 """The one line that says what the confidence columns mean (CLI and dashboard)."""
 
+RATING_LAG_NOTE = (
+    "ratings follow the schedule: a game finished early counts at once in games, wins and "
+    "scores, but is rated only once every game before it is stored (in board mode, once its "
+    "whole board is), so mu and sigma can trail the games while a tournament runs"
+)
+"""Said beside the standings while the ratings cover fewer games than are stored (a
+round robin with process reuse plays each board's last seating late: docs/scaling.md)."""
+
 
 @database_errors
 def standings(

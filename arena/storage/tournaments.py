@@ -35,6 +35,7 @@ from arena.storage.models import (
     Entry,
     Game,
     LadderSettings,
+    Rating,
     Tournament,
     TournamentCreate,
     row_id,
@@ -330,6 +331,10 @@ class Progress:
     """Largest stored game id (0 before the first game)."""
     arena_faults: int = 0
     """Games the arena itself failed so far (replayed, never rated)."""
+    rated: int = 0
+    """Games the ratings cover: the schedule's prefix in which every game is stored, up to
+    the last whole rating unit (``arena.storage.ratings``). Fewer than :attr:`stored`
+    while games finished early wait for the ones before them."""
 
     @property
     def fraction(self) -> float:
@@ -357,5 +362,14 @@ def progress(engine: Engine, tournament_id: int) -> Progress:
             col(Game.tournament_id) == tournament_id
         ),
     )
+    ((rated_through,),) = read_rows(
+        engine,
+        sa_select(func.max(col(Rating.rated_through))).where(
+            col(Rating.tournament_id) == tournament_id
+        ),
+    )
     status, total, arena_faults = head[0]
-    return Progress(str(status), int(count), int(total), int(last or 0), int(arena_faults))
+    rated = -1 if rated_through is None else int(rated_through)
+    return Progress(
+        str(status), int(count), int(total), int(last or 0), int(arena_faults), rated + 1
+    )

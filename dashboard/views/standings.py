@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from arena.storage.standings import STANDINGS_LEGEND
+from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
 from dashboard import data
 
 st.title("Standings")
@@ -87,6 +87,10 @@ def live_standings() -> None:
         "made 9/5/2: share of hands in that seat where the bot took its contract."
     )
     st.caption(f"How sure: {STANDINGS_LEGEND}.")
+    if progress.rated < progress.stored:
+        st.caption(
+            f"Ratings cover {progress.rated} of {progress.stored} stored games: {RATING_LAG_NOTE}."
+        )
     st.markdown(
         f"Arena faults: **{progress.arena_faults}** game(s) the arena itself failed "
         "(replayed, never rated or charged to a bot)."

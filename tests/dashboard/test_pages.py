@@ -82,12 +82,15 @@ def test_standings_follow_a_running_tournament(
     app.query_params["tournament"] = "live"
     app.run()
     assert "6 / 24 games stored (running)" in app.get("progress")[0].proto.text
+    assert "Ratings cover" not in texts(app)  # one whole board: all of it rated
     from tests.dashboard.seed import store_next_game  # noqa: PLC0415
 
     store_next_game(seeded, seeded.running_id)
     time.sleep(1.1)  # the progress poll is cached for a second
     app.run()
     assert "7 / 24 games stored (running)" in app.get("progress")[0].proto.text
+    # The 7th game opens a board that is not whole yet: stored and counted, not rated.
+    assert "Ratings cover 6 of 7 stored games: ratings follow the schedule" in texts(app)
     assert not app.exception
 
 

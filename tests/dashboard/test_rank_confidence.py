@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 from arena import storage
 from arena.cli import main
 from arena.ratings import Rating, p_above_next, rank_intervals
-from arena.storage.standings import STANDINGS_LEGEND
-from tests.dashboard.seed import Seeded
+from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
+from tests.dashboard.seed import Seeded, seed_database
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
@@ -93,3 +93,25 @@ def test_the_dashboard_standings_show_the_confidence(
     assert list(table["Rank 95%"]) == expected
     captions = "\n".join(str(c.value) for c in app.caption)
     assert STANDINGS_LEGEND in captions
+
+
+def test_standings_say_when_the_ratings_cover_fewer_games_than_are_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ``live`` has 7 stored games: one whole board, rated, and one game of the next board.
+    seeded = seed_database(f"sqlite:///{tmp_path / 'lag.db'}", running_games=7)
+    try:
+        assert main(["standings", "live", "--db", seeded.url]) == 0
+        out = " ".join(capsys.readouterr().out.split())
+        assert f"ratings cover 6 of 7 stored games: {RATING_LAG_NOTE}" in out
+        assert main(["standings", "live", "--json", "--db", seeded.url]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        assert (shown["games_stored"], shown["games_rated"]) == (7, 6)
+        # The control: every stored game of ``main`` is rated, and nothing is said.
+        assert main(["standings", "main", "--db", seeded.url]) == 0
+        assert "ratings cover" not in capsys.readouterr().out
+        assert main(["standings", "main", "--json", "--db", seeded.url]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        assert shown["games_stored"] == shown["games_rated"] == 24
+    finally:
+        seeded.engine.dispose()

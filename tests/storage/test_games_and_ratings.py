@@ -17,6 +17,7 @@ from arena.storage import (
     GameAlreadyStored,
     StorageError,
     game_record,
+    progress,
     rating_history,
     ratings,
     recompute_ratings,
@@ -118,7 +119,10 @@ def test_a_closing_gap_rates_the_whole_backlog_as_if_stored_in_order(
     for index in range(total - 1, 0, -1):  # everything but game 0: all of it waits
         store(engine, late, index, *games[index])
     assert _snapshots(engine, late) == []
+    assert late.id is not None
+    assert (progress(engine, late.id).stored, progress(engine, late.id).rated) == (total - 1, 0)
     store(engine, late, 0, *games[0])
+    assert (progress(engine, late.id).stored, progress(engine, late.id).rated) == (total, total)
     for index in range(total):
         store(engine, in_order, index, *games[index])
     assert max(r[3] for r in _current(engine, late).values()) == total - 1  # all rated
