@@ -25,6 +25,7 @@ Run: ``python benchmarks/storage.py [--games 3000] [--mode board] [--repeat 3] [
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
@@ -61,14 +62,26 @@ ORDERS: dict[str, Callable[[int], list[int]]] = {
 }
 
 
-def store_all(url: str, games: int, mode: str, order: list[int], label: str) -> dict[str, float]:
+def real_records() -> list[dict[str, Any]]:
+    """:data:`RECORDS` finished games of the built-in greedy policy."""
+    return [
+        game_record(
+            play_game(PRESETS["classic"], seed, make_policies(["greedy"] * 3, seed)), list(NAMES)
+        )
+        for seed in range(RECORDS)
+    ]
+
+
+def store_all(
+    url: str, games: int, mode: str, order: list[int], label: str, records: list[dict[str, Any]]
+) -> dict[str, float]:
     """Store *games* games in *order* into a fresh tournament; CPU per store and wall."""
     engine = open_database(url)
     try:
         versions = []
-        for index, name in enumerate(NAMES):
+        for name in NAMES:
             fields = {"name": name, "version": label, "language": "python", "run": ["python"]}
-            checksum = f"{label}-{index}".encode().hex().rjust(64, "0")[-64:]
+            checksum = hashlib.sha256(f"{name}@{label}".encode()).hexdigest()
             versions.append(storage.add_bot_version(engine, fields, checksum, name)[0])
         ids = [storage.row_id(v) for v in versions]
         tournament = storage.create_tournament(
@@ -77,13 +90,6 @@ def store_all(url: str, games: int, mode: str, order: list[int], label: str) -> 
             boards=games // 6, seed=1, rating_mode=mode, entries=ids, games_total=games,
         )  # fmt: skip
         tid = storage.row_id(tournament)
-        records = [
-            game_record(
-                play_game(PRESETS["classic"], seed, make_policies(["greedy"] * 3, seed)),
-                list(NAMES),
-            )
-            for seed in range(RECORDS)
-        ]
         schedule = RoundRobin().schedule(3, games // 6, seed=1)
         cpu: list[float] = []
         wall = time.perf_counter()
@@ -119,13 +125,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 6 or args.games % 6:
         parser.error("--games must be a positive multiple of 6 (whole boards)")
     results: dict[str, Any] = {"games": args.games, "mode": args.mode, "orders": {}}
+    records = real_records()
     with tempfile.TemporaryDirectory(prefix="arena-storage-") as work:
         for name, arrange in ORDERS.items():
             runs = []
             for run in range(args.repeat):
                 label = f"{name.replace(' ', '-')}-{run}"
                 url = args.db or f"sqlite:///{Path(work) / f'{label}.db'}"
-                runs.append(store_all(url, args.games, args.mode, arrange(args.games), label))
+                order = arrange(args.games)
+                runs.append(store_all(url, args.games, args.mode, order, label, records))
             runs.sort(key=lambda r: r["cpu_ms_mean"])
             results["orders"][name] = runs[(len(runs) - 1) // 2] | {"runs": runs}
     if args.json:

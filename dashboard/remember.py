@@ -1,4 +1,4 @@
-"""Keep a built-in login across page reloads: the arena session token in an HttpOnly cookie.
+"""Keep a login across page reloads: the arena session token in an HttpOnly cookie.
 
 A Streamlit session lives as long as its browser tab's connection, so a reload used to log
 the visitor out. The token cannot simply be written into a cookie from the page: a script

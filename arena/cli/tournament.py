@@ -346,10 +346,10 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
     it as one JSON object (*as_json*)."""
     try:
         tournament = storage.get_tournament(engine, name) if name else None
-        tournament_id = storage.row_id(tournament) if tournament is not None else None
-        rows = storage.standings(engine, tournament_id)
         shown_one = tournament or next(iter(storage.list_tournaments(engine)), None)
-        progress = storage.progress(engine, storage.row_id(shown_one)) if shown_one else None
+        shown_id = storage.row_id(shown_one) if shown_one is not None else None
+        rows = storage.standings(engine, shown_id) if shown_id is not None else []
+        progress = storage.progress(engine, shown_id) if shown_id is not None else None
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

@@ -369,7 +369,5 @@ def progress(engine: Engine, tournament_id: int) -> Progress:
         ),
     )
     status, total, arena_faults = head[0]
-    rated = -1 if rated_through is None else int(rated_through)
-    return Progress(
-        str(status), int(count), int(total), int(last or 0), int(arena_faults), rated + 1
-    )
+    rated = 0 if rated_through is None else int(rated_through) + 1
+    return Progress(str(status), int(count), int(total), int(last or 0), int(arena_faults), rated)
