@@ -8,12 +8,9 @@ arithmetic. :class:`Card` subclasses ``int`` only to give the value its text for
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from enum import Enum, IntEnum
-from typing import Final, TypeVar
-
-_T = TypeVar("_T")
+from typing import Final
 
 RANK_CHARS: Final = "23456789TJQKA"
 SUIT_CHARS: Final = "SHDC"
@@ -109,59 +106,50 @@ SUIT_MASK: Final[tuple[int, ...]] = tuple(0x1FFF << (13 * s) for s in range(4))
 FULL_DECK: Final = (1 << 52) - 1
 
 
-def _build_suit_tables() -> tuple[tuple[tuple[Card, ...], ...], ...]:
-    """For each suit, the sorted cards of every 13-bit pattern (hot-path lookups).
+SUIT_PATTERNS: Final = 1 << 13
+"""13-bit patterns of one suit's ranks."""
 
-    Built by doubling: the patterns with rank *r* as their highest bit are the ones below
-    ``1 << r`` plus that card at the end, so each step is one list comprehension of tuple
-    concatenations. Every process that imports the engine (each bot) pays this, and it is
-    about three times faster than building the 32,768 tuples one pattern at a time.
-    """
-    tables = []
-    for suit in range(4):
-        table: list[tuple[Card, ...]] = [()]
-        for rank in range(13):
-            highest = (CARDS[13 * suit + rank],)
-            table += [cards + highest for cards in table]
-        tables.append(tuple(table))
-    return tuple(tables)
+SUIT_TABLES: Final[tuple[list[tuple[Card, ...] | None], ...]] = tuple(
+    [None] * SUIT_PATTERNS for _ in range(4)
+)
+"""Per suit, the sorted cards of each 13-bit pattern of that suit, filled in on first use
+(:func:`suit_cards`); ``None`` where no lookup has needed the pattern yet.
 
-
-def _without_gc_passes(build: Callable[[], _T]) -> _T:
-    """``build()`` with the cyclic garbage collector paused, then restored as it was.
-
-    The tables are 32,768 new tuples that cannot form a cycle: left on, the collector runs
-    about a hundred passes over them and over everything imported before, which costs
-    several times the build itself at every start of a process (a bot's start-up is in a
-    tournament's throughput, docs/performance.md).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return build()
-    finally:
-        if enabled:
-            gc.enable()
+Why lazily: built in full, the tables are 32,768 tuples of :class:`Card`, and a ``Card``
+(an ``int`` subclass, so an instance of a Python class) is tracked by the cyclic garbage
+collector, so no tuple of them is ever untracked. Every full collection walks them, and
+the interpreter runs four at exit: about 60% of the objects a bot process tracks, and
+most of the 30 to 50 ms a Python bot spent after its last game (docs/performance.md). A
+process fills only the patterns its games meet: a few hundred per suit in a bot's match,
+at most all of them in a long search, which pays the one lookup per pattern it uses."""
 
 
-SUIT_TABLES: Final = _without_gc_passes(_build_suit_tables)
-"""Per suit, the sorted cards of each 13-bit pattern of that suit."""
+def suit_cards(suit: int, pattern: int) -> tuple[Card, ...]:
+    """The sorted cards of *suit* in the 13-bit rank *pattern* (an entry of
+    :data:`SUIT_TABLES`, built and kept the first time it is asked for)."""
+    table = SUIT_TABLES[suit]
+    cards = table[pattern]
+    if cards is None:
+        of_suit = CARDS[13 * suit : 13 * suit + 13]
+        cards = tuple([of_suit[rank] for rank in range(13) if pattern >> rank & 1])
+        table[pattern] = cards  # two threads may both build it: equal values, either kept
+    return cards
 
 
 def cards_in(mask: int) -> tuple[Card, ...]:
     """The cards of a mask, sorted by index."""
     t = SUIT_TABLES
-    return (
-        t[0][mask & 0x1FFF]
-        + t[1][(mask >> 13) & 0x1FFF]
-        + t[2][(mask >> 26) & 0x1FFF]
-        + t[3][(mask >> 39) & 0x1FFF]
-    )
+    s, h, d, c = mask & 0x1FFF, (mask >> 13) & 0x1FFF, (mask >> 26) & 0x1FFF, (mask >> 39) & 0x1FFF
+    spades, hearts, diamonds, clubs = t[0][s], t[1][h], t[2][d], t[3][c]
+    if spades is None or hearts is None or diamonds is None or clubs is None:
+        # A pattern met for the first time: built once, looked up from then on.
+        return suit_cards(0, s) + suit_cards(1, h) + suit_cards(2, d) + suit_cards(3, c)
+    return spades + hearts + diamonds + clubs
 
 
 def cards_of_suit(mask: int, suit: int) -> tuple[Card, ...]:
     """The cards of *mask* in one suit, sorted by rank."""
-    return SUIT_TABLES[suit][(mask >> (13 * suit)) & 0x1FFF]
+    return suit_cards(suit, (mask >> (13 * suit)) & 0x1FFF)
 
 
 def mask_of(cards: Iterable[int]) -> int:

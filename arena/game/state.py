@@ -44,6 +44,7 @@ from arena.game.cards import (
     Trump,
     cards_in,
     mask_of,
+    suit_cards,
 )
 from arena.game.dealing import HMAC_SHUFFLE, Deals, deal_out, deals_for
 from arena.game.ending import EndReason, GameResult, check_end
@@ -95,6 +96,13 @@ _TRUMP_SUIT: Final = {trump: -1 if trump.suit is None else int(trump.suit) for t
 _SUIT_TRUMPS: Final = TRUMP_ORDER[:4]
 _new_tuple: Final = tuple.__new__
 """Builds a :class:`TrickLog` without the Python-level ``__new__`` of named tuples."""
+
+
+def _suit(table: list[tuple[Card, ...] | None], suit: int, pattern: int) -> tuple[Card, ...]:
+    """:func:`suit_cards` with the lookup in this (compiled) module: the hot path pays one
+    list index and a ``None`` test, and the builder runs once per pattern."""
+    cards = table[pattern]
+    return cards if cards is not None else suit_cards(suit, pattern)
 
 
 def _is_card_index(value: object) -> bool:
@@ -422,7 +430,7 @@ class GameState:
                 led = self._led
                 follow = (hand >> _SHIFT[led]) & 0x1FFF
                 if follow:
-                    return _SUIT_TABLES[led][follow]
+                    return _suit(_SUIT_TABLES[led], led, follow)
         elif phase is Phase.DISCARD:
             hand = self.hands[self.current_seat]
         elif phase is Phase.GIVE:
@@ -436,10 +444,10 @@ class GameState:
             return ()
         # cards_in(hand), inlined: leads, plays from a void suit, discards and gives.
         return (
-            _SPADES[hand & 0x1FFF]
-            + _HEARTS[(hand >> 13) & 0x1FFF]
-            + _DIAMONDS[(hand >> 26) & 0x1FFF]
-            + _CLUBS[hand >> 39]
+            _suit(_SPADES, 0, hand & 0x1FFF)
+            + _suit(_HEARTS, 1, (hand >> 13) & 0x1FFF)
+            + _suit(_DIAMONDS, 2, (hand >> 26) & 0x1FFF)
+            + _suit(_CLUBS, 3, hand >> 39)
         )
 
     def legal_plays_mask(self) -> int:

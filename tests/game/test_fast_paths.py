@@ -7,6 +7,8 @@
 * The trick winner, inlined in ``apply`` with a table, agrees with the independent oracle
   (tests/oracle) on every trick of random games in every preset.
 * ``clone()`` shares the logs of completed hands: the original's record must not move.
+* The mask-to-cards tables are filled on first use: every pattern gives its cards, and a
+  process that only imports the SDK builds none of them (they cost every bot's exit).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import hmac
 import importlib.util
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -24,7 +28,7 @@ import pytest
 
 import arena.game
 from arena.game import PRESETS, GameState, dealing
-from arena.game.cards import CARDS
+from arena.game.cards import CARDS, SUIT_PATTERNS, cards_in, cards_of_suit, suit_cards
 from arena.game.dealing import KeyedDeals, deal_out
 from arena.game.record import game_record
 from arena.game.state import trick_winner
@@ -185,3 +189,37 @@ def test_a_clone_shares_completed_hands_without_changing_them() -> None:
         twin.apply(rng.choice(twin.legal_actions()))
     assert json.dumps(game_record(state, ["a", "b", "c"]), sort_keys=True) == before
     assert twin.hands_played > state.hands_played  # control: the twin really moved on
+
+
+def test_every_suit_pattern_gives_its_cards_in_order() -> None:
+    for suit in range(4):
+        for pattern in range(SUIT_PATTERNS):
+            expected = tuple(CARDS[13 * suit + r] for r in range(13) if pattern >> r & 1)
+            assert suit_cards(suit, pattern) == expected
+            assert cards_of_suit(pattern << (13 * suit), suit) == expected
+    rng = random.Random(3)
+    for _ in range(2000):
+        mask = rng.getrandbits(52)
+        assert cards_in(mask) == tuple(c for c in CARDS if mask >> c & 1)
+
+
+def _patterns_built_after(code: str) -> int:
+    probe = (
+        f"{code}\nfrom arena.game.cards import SUIT_TABLES\n"
+        "print(sum(cards is not None for table in SUIT_TABLES for cards in table))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    return int(done.stdout)
+
+
+def test_importing_the_sdk_builds_no_card_table() -> None:
+    assert _patterns_built_after("import arena.sdk") == 0
+    # Control: the count sees patterns that a game does build.
+    game = (
+        "from arena.game import PRESETS, GameState\n"
+        "state = GameState(PRESETS['classic'], 1)\n"
+        "for _ in range(40): state.apply(state.legal_actions()[0])"
+    )
+    assert _patterns_built_after(game) > 0
