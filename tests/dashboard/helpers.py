@@ -47,3 +47,43 @@ def login_cookie(page: Any, deadline_s: float = 30.0) -> dict[str, Any]:
             return dict(found[0])
         assert time.monotonic() < deadline, "the login cookie was never set"
         time.sleep(0.1)
+
+
+UPLOAD_PATH = "/_stcore/upload_file/"
+
+
+def settled(page: Any, timeout_ms: float = 30_000) -> None:
+    """Wait until no script run is in flight (Streamlit marks the run's state on the app's
+    root): a form filled while the login's rerun is still drawing the page can be drawn
+    afresh, empty, before it is submitted."""
+    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(
+        timeout=timeout_ms
+    )
+
+
+def upload_then_submit(page: Any, filename: str, content: bytes, timeout_ms: float) -> None:
+    """Put *content* into the page's file uploader and click the form's Submit button.
+
+    Both steps wait for a settled page, and the click also for the upload to have reached
+    the server (its PUT answered) and the button to be enabled. Without the first wait, a
+    participant's upload right after a login was once lost on the loaded CI machine, and
+    in 1 of 10 runs under two busy cores: the screenshot showed the file in the uploader,
+    nothing submitted and no message, so the test waited out its timeout (the organiser's
+    form had the same fault, fixed the same way).
+    """
+    settled(page, timeout_ms)
+    dropzone = page.locator("[data-testid='stFileUploaderDropzoneInput']")
+    with page.expect_response(
+        lambda r: UPLOAD_PATH in r.url and r.request.method == "PUT", timeout=timeout_ms
+    ) as sent:
+        dropzone.set_input_files(
+            files=[{"name": filename, "mimeType": "application/zip", "buffer": content}]
+        )
+    assert sent.value.ok, f"the upload of {filename} was refused: HTTP {sent.value.status}"
+    page.get_by_text(filename).first.wait_for()
+    submit = page.get_by_role("button", name="Submit")
+    page.wait_for_function(
+        "button => !button.disabled", arg=submit.element_handle(), timeout=timeout_ms
+    )
+    settled(page, timeout_ms)
+    submit.click()

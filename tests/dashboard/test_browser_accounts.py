@@ -33,7 +33,13 @@ from arena.storage.models import utcnow
 from arena.storage.users import failures_since
 from arena.submission import submit_bot
 from dashboard import remember
-from tests.dashboard.helpers import free_port, login_cookie, wait_for_url
+from tests.dashboard.helpers import (
+    free_port,
+    login_cookie,
+    settled,
+    upload_then_submit,
+    wait_for_url,
+)
 from tests.dashboard.test_browser import ARTIFACTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,12 +170,6 @@ def _explain(arena: Arena, page: Any) -> str:
     )
 
 
-def _settled(page: Any) -> None:
-    """Wait until no script run is in flight: a form filled while the login's rerun is
-    still drawing the page can be drawn afresh, empty, before it is submitted."""
-    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for()
-
-
 def _log_in(page: Any, name: str, password: str) -> None:
     sidebar = page.locator("[data-testid='stSidebar']")
     sidebar.get_by_role("textbox", name="User name").fill(name)
@@ -178,13 +178,10 @@ def _log_in(page: Any, name: str, password: str) -> None:
 
 
 def _upload(page: Any, filename: str, content: bytes) -> None:
+    settled(page)  # the expander's state is only final once the login's rerun is drawn
     if not page.locator("[data-testid='stFileUploaderDropzone']").is_visible():
         page.get_by_text("Submit a bot").click()  # open the expander (a click closes it)
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
-        files=[{"name": filename, "mimeType": "application/zip", "buffer": content}]
-    )
-    page.get_by_text(filename).first.wait_for()
-    page.get_by_role("button", name="Submit").click()
+    upload_then_submit(page, filename, content, RUN_TIMEOUT_MS)
 
 
 def test_a_participant_uploads_own_bots_and_is_refused_for_another_name(
@@ -225,7 +222,7 @@ def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
     page.get_by_text("Log in as an organiser (in the sidebar) to create or run").wait_for()
     _log_in(page, "olga", arena.passwords["olga"])
     page.get_by_text("Logged in as olga (organiser)").wait_for()
-    _settled(page)
+    settled(page)
     page.get_by_text("Create a tournament").click()
     # The number first and a text box last, as in the login form: a number input still
     # focused when Create is clicked commits its value on that click's blur.
@@ -234,7 +231,7 @@ def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
     boards.press("Tab")
     name = page.get_by_role("textbox", name="Name", exact=True)
     name.fill("browser-cup")
-    _settled(page)
+    settled(page)
     assert (name.input_value(), boards.input_value()) == ("browser-cup", "1")
     page.get_by_role("button", name="Create", exact=True).click()
     _wait_for_text(arena, page, "created tournament 'browser-cup'", "create")
