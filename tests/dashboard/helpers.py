@@ -65,11 +65,12 @@ def upload_then_submit(page: Any, filename: str, content: bytes, timeout_ms: flo
     """Put *content* into the page's file uploader and click the form's Submit button.
 
     Both steps wait for a settled page, and the click also for the upload to have reached
-    the server (its PUT answered) and the button to be enabled. Without the first wait, a
+    the server (its PUT answered) and the button to be enabled. Without these waits, a
     participant's upload right after a login was once lost on the loaded CI machine, and
     in 1 of 10 runs under two busy cores: the screenshot showed the file in the uploader,
-    nothing submitted and no message, so the test waited out its timeout (the organiser's
-    form had the same fault, fixed the same way).
+    nothing submitted and no message, so the test waited out its timeout. Which state
+    swallowed the click is not pinned down (the organiser's form, filled mid-rerun, was
+    redrawn empty: hence the first wait).
     """
     settled(page, timeout_ms)
     dropzone = page.locator("[data-testid='stFileUploaderDropzoneInput']")
