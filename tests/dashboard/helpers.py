@@ -64,15 +64,15 @@ def settled(page: Any, timeout_ms: float = 30_000) -> None:
 def upload_then_submit(page: Any, filename: str, content: bytes, timeout_ms: float) -> None:
     """Put *content* into the page's file uploader and click the form's Submit button.
 
-    Both steps wait for a settled page, and the click also for the upload to have reached
-    the server (its PUT answered) and the button to be enabled. Without these waits, a
-    participant's upload right after a login was once lost on the loaded CI machine, and
-    in 1 of 10 runs under two busy cores: the screenshot showed the file in the uploader,
-    nothing submitted and no message, so the test waited out its timeout. Which state
-    swallowed the click is not pinned down (the organiser's form, filled mid-rerun, was
-    redrawn empty: hence the first wait).
+    The caller settles the page first (it may have to open the uploader's expander); the
+    click waits for the upload to have reached the server (its PUT answered), the button
+    to be enabled and the page to be settled again. Without these waits, a participant's
+    upload right after a login was once lost on the loaded CI machine, and in 1 of 10 runs
+    under two busy cores: the screenshot showed the file in the uploader, nothing submitted
+    and no message, so the test waited out its timeout. Which state swallowed the click is
+    not pinned down (the organiser's form, filled mid-rerun, was redrawn empty: hence the
+    caller's settling).
     """
-    settled(page, timeout_ms)
     dropzone = page.locator("[data-testid='stFileUploaderDropzoneInput']")
     with page.expect_response(
         lambda r: UPLOAD_PATH in r.url and r.request.method == "PUT", timeout=timeout_ms
