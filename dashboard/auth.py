@@ -30,7 +30,6 @@ from functools import cache
 from typing import Final
 
 import streamlit as st
-import streamlit.components.v1 as components
 from streamlit.delta_generator import DeltaGenerator
 
 from arena.accounts import logins
@@ -190,7 +189,9 @@ def sidebar(actor: Actor | None) -> None:
     script = st.session_state.pop(COOKIE_SCRIPT_KEY, None)
     if isinstance(script, str):
         with st.sidebar:
-            components.html(script, height=0)
+            # st.iframe embeds an HTML string with the page's origin, as the deprecated
+            # components.v1.html did (removal announced after 2026-06-01); 1 px is its least.
+            st.iframe(script, height=1, alt="Keeps the login across page reloads")
     box = st.sidebar.container(border=True)
     notice = st.session_state.pop(NOTICE_KEY, None)
     if notice:

@@ -134,7 +134,7 @@ async def _read_at_most(request: Request, limit: int) -> bytes | None:
 
 
 def post_script(path: str, body: str = "") -> str:
-    """The page's script that posts *body* to *path* of this server (run in a component's
+    """The page's script that posts *body* to *path* of this server (run in an ``st.iframe``
     frame, which has the page's origin)."""
     return (
         f"<script>fetch({_js(path)}, {{method: 'POST', credentials: 'same-origin', "
