@@ -70,10 +70,10 @@ demo: venv bytecode ## Demo tournament of the sample bots with standings, then t
 	$(DEMO_ARENA) user reset local
 	$(DEMO_ARENA) dashboard
 
-lint: venv ## Static checks: ruff check, ruff format --check, mypy --strict arena
+lint: venv ## Static checks: ruff check, ruff format --check, mypy --strict arena dashboard
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict arena
+	$(BIN)/mypy --strict arena dashboard
 
 # pytest exits 5 when it collects no tests; that is a failure here, not a pass.
 test: lint engine bytecode ## Static checks, then the test suite (pytest)

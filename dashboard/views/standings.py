@@ -11,9 +11,10 @@ from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
 from dashboard import data
 
 st.title("Standings")
-tournament = data.pick_tournament()
-if tournament is None:
+picked = data.pick_tournament()
+if picked is None:
     st.stop()
+tournament = picked  # not Optional: the fragment below reads it
 
 st.markdown(
     f"**{tournament.name}** {data.status_badge(tournament.status)} · {tournament.ruleset} · "

@@ -102,9 +102,10 @@ st.dataframe(
     },
 )
 
-tournament = data.pick_tournament()
-if tournament is None:
+picked = data.pick_tournament()
+if picked is None:
     st.stop()
+tournament = picked  # not Optional: the fragment below reads it
 st.subheader(tournament.name)
 
 

@@ -46,13 +46,14 @@ wanted = st.query_params.get("test")
 chosen = st.selectbox("Version test", names, index=names.index(wanted) if wanted in names else 0)
 st.query_params["test"] = chosen
 test = tests[names.index(chosen)]
-spec = compare.load_spec(data.engine(), test.id)
-if spec is None:
+stored_spec = compare.load_spec(data.engine(), test.id)
+if stored_spec is None:
     st.warning(
         f"The settings of **{test.name}** are not stored: its games are, but its test "
         "cannot be redrawn."
     )
     st.stop()
+spec = stored_spec  # not Optional: the fragment below reads it
 
 
 @st.fragment(run_every=None if test.status == "finished" else 2)
