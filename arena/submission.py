@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import errno
 import hashlib
 import hmac
@@ -32,6 +33,7 @@ from arena import storage
 from arena.game import PRESETS
 from arena.game.policies import RandomPolicy
 from arena.referee.build import STAMP_NAME, BuildError, build
+from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.referee.timecontrol import TimeControl
@@ -259,11 +261,7 @@ def submit_bot(
     if latest is not None and _same_files(latest, source_digest):
         return latest, False
     bots_dir = data_dir / "bots" / manifest.name
-    try:
-        bots_dir.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=bots_dir))
-    except OSError as exc:
-        raise SubmitError(f"cannot store bots under {bots_dir}: {exc.strerror or exc}") from None
+    staging = _staging_folder(bots_dir)
     try:
         _copy(manifest.directory, staging)
         if checksum(staging) != source_digest:
@@ -291,6 +289,29 @@ def submit_bot(
             raise SubmitError(str(exc)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            bots_dir.rmdir()  # only if empty: a refused first version leaves no folder behind
+
+
+def _staging_folder(bots_dir: Path) -> Path:
+    """A fresh staging folder in *bots_dir*, created as needed.
+
+    A refused submission removes *bots_dir* again if it is empty, so a concurrent one of the
+    same name may remove it between our ``mkdir`` and ``mkdtemp``: that is retried.
+    """
+    for _ in range(3):
+        try:
+            bots_dir.mkdir(parents=True, exist_ok=True)
+            return Path(tempfile.mkdtemp(prefix=".staging-", dir=bots_dir))
+        except FileNotFoundError:
+            continue  # removed by a concurrent refused submission: create it again
+        except OSError as exc:
+            raise SubmitError(
+                f"cannot store bots under {bots_dir}: {exc.strerror or exc}"
+            ) from None
+    raise SubmitError(
+        f"cannot store bots under {bots_dir}: it was removed under us again and again"
+    )
 
 
 def _same_files(latest: Any, source_digest: str) -> bool:
@@ -340,7 +361,14 @@ def _smoke(manifest: BotManifest, ruleset: str) -> None:
     """One game against two random players; any fault of the bot refuses the submission."""
     seats: list[SeatSpec] = [manifest, PolicySeat(RandomPolicy(1)), PolicySeat(RandomPolicy(2))]
     config = MatchConfig(PRESETS[ruleset], games=1, seed=1, time_control=TimeControl())
-    result = asyncio.run(play_match(seats, config))
+    try:
+        result = asyncio.run(play_match(seats, config))
+    except ArenaFault as exc:
+        # Not the bot's fault (a runtime its run command names may be missing here), but
+        # a bot the arena cannot play cannot be stored either.
+        raise SubmitError(
+            f"the arena could not play the smoke game, charged to no bot: {exc}"
+        ) from None
     faults = [f for f in result.records[0]["faults"] if f["seat"] == 0]
     if faults:
         fault = faults[0]

@@ -36,9 +36,15 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning usage errors into one line and exit code 2."""
     try:
         code = cli.main(args=argv, prog_name="arena", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # A group named without a command (`arena`, `arena user`): its help, not an error.
+        click.echo(exc.format_message(), err=True)
+        return EXIT_USAGE
     except click.UsageError as exc:
         hint = f" ({exc.ctx.command_path} --help)" if exc.ctx is not None else ""
-        click.echo(f"arena: error: {exc.format_message()}{hint}", err=True)
+        # Click words some errors over several lines (a choice's values, one per line).
+        message = " ".join(exc.format_message().split())
+        click.echo(f"arena: error: {message}{hint}", err=True)
         return EXIT_USAGE
     except click.ClickException as exc:
         click.echo(f"arena: error: {exc.format_message()}", err=True)

@@ -20,6 +20,7 @@ from arena.cli.users import acting_user, user_option
 from arena.game.dealing import SECRET_BYTES, board_key
 from arena.game.policies import RandomPolicy
 from arena.game.rules import PRESETS
+from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.sandbox.build_sandbox import network_allowed
@@ -89,7 +90,12 @@ def check_command(path: str, games: int, ruleset: str, seed: int | None, time_co
         seats[seat] = manifest
         game_seed = seed + game if seed is not None else board_key(secret, game)
         config = MatchConfig(rules, 1, game_seed, control)
-        result = asyncio.run(play_match(seats, config))
+        try:
+            result = asyncio.run(play_match(seats, config))
+        except ArenaFault as exc:
+            raise click.ClickException(
+                f"arena fault in game {game + 1}, charged to no bot: {exc}"
+            ) from None
         record = result.records[0]
         stats = result.stats[seat]
         faults = [f for f in record["faults"] if f["seat"] == seat]

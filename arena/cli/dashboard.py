@@ -12,6 +12,7 @@ answers, prints the URL, and keeps running until Ctrl-C, which stops the server.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import socket
@@ -41,14 +42,33 @@ def app_path() -> Path:
     return Path(arena.__file__).resolve().parent.parent / "dashboard" / "server.py"
 
 
-def _port_free(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the server could not listen on *host*:*port*, or ``None`` if it can: a probe
+    binds it first, so that a busy port, an unknown name or another machine's address is
+    named, rather than reported as a server that never answers."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        return f"cannot listen on {host!r}: not an address or known host name ({exc})"
+    with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind((host, port))
-        except OSError:
-            return False
-    return True
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"port {port} on {host} is in use; choose another with --port"
+            return f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+    return None
+
+
+def _listen_address(value: str) -> str:
+    """``--host``: refuse an empty address, which the server would take as every interface
+    while the arena showed a local one."""
+    if not value.strip():
+        raise click.BadParameter("give an address (0.0.0.0 listens on every interface)")
+    return value
 
 
 def _healthy(url: str) -> bool:
@@ -96,6 +116,7 @@ def streamlit_command(app: Path, host: str, port: int) -> list[str]:
     show_default=True,
     help="Address to listen on. The Bots page builds and runs uploaded code: "
     "listen on 0.0.0.0 only on a trusted network.",
+    callback=lambda _ctx, _param, value: _listen_address(value),
 )
 @db_options
 def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -> None:
@@ -108,8 +129,9 @@ def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -
         raise click.ClickException(
             f"dashboard files not found at {app} (run arena from a source checkout)"
         )
-    if not _port_free(host, port):
-        raise click.ClickException(f"port {port} on {host} is in use; choose another with --port")
+    refusal = _cannot_listen(host, port)
+    if refusal is not None:
+        raise click.ClickException(refusal)
     env = dict(
         os.environ,
         ARENA_DB=url,
@@ -117,7 +139,8 @@ def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -
         STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
     )
     server = subprocess.Popen(streamlit_command(app, host, port), env=env, stdin=subprocess.DEVNULL)
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    everywhere = host in ("0.0.0.0", "::")
+    shown_host = "127.0.0.1" if everywhere else f"[{host}]" if ":" in host else host
     address = f"http://{shown_host}:{port}"
 
     def stop(signum: int, _frame: FrameType | None) -> None:
@@ -135,7 +158,8 @@ def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -
                 raise click.ClickException(f"the dashboard did not answer at {address}")
             time.sleep(0.2)
         shown_db = make_url(url).render_as_string(hide_password=True)
-        click.echo(f"952 Arena dashboard: {address}  (database {shown_db}; Ctrl-C to stop)")
+        reach = f"listening on every interface ({host}); " if everywhere else ""
+        click.echo(f"952 Arena dashboard: {address}  ({reach}database {shown_db}; Ctrl-C to stop)")
         server.wait()
         if server.returncode not in (0, -signal.SIGINT, -signal.SIGTERM):
             raise click.ClickException(f"the dashboard server exited with {server.returncode}")

@@ -102,8 +102,9 @@ def build(
         raise BuildError(f"{manifest.name}: build command not found: {command!r}")
     if returncode != 0:
         last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
+        said = f": {last[:200]}" if last else " and printed nothing"
         raise BuildError(
-            f"{manifest.name}: build {command!r} failed with exit code {returncode}: {last[:200]}"
+            f"{manifest.name}: build {command!r} failed with exit code {returncode}{said}"
         )
     (manifest.directory / STAMP_NAME).write_text(_fingerprint(manifest) + "\n")
     return output

@@ -22,7 +22,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 from alembic import command
 from alembic.config import Config
 from alembic.util.exc import CommandError
-from sqlalchemy import Engine, Executable, create_engine, event, text
+from sqlalchemy import Engine, Executable, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
@@ -130,7 +130,8 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            _switch_to_wal(cursor)
+            if not _another_programs_tables(cursor):  # left as it is: migrate() refuses it
+                _switch_to_wal(cursor)
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_SECONDS * 1000)}")
             cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL, much faster commits
@@ -144,6 +145,30 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 WAL_RETRY_SECONDS: Final = 0.01
+MIGRATION_TABLE: Final = "alembic_version"
+"""The table every arena database has from its first migration on."""
+
+
+def _another_programs_tables(cursor: sqlite3.Cursor) -> bool:
+    """True if this SQLite file holds tables but not the arena's migration table: another
+    program's database, given by a mistyped ``--db``, which must not be changed (the
+    switch to WAL mode is written into the file)."""
+    cursor.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )
+    names = {row[0] for row in cursor.fetchall()}
+    return bool(names) and MIGRATION_TABLE not in names
+
+
+def _refuse_another_programs_database(connection: Connection, url: URL) -> None:
+    """:raises StorageError: if the database holds tables but not the arena's migration
+    table. Migrating would add the arena's tables to another program's database."""
+    names = set(inspect(connection).get_table_names())
+    if names and MIGRATION_TABLE not in names:
+        raise StorageError(
+            f"cannot open database {_shown(url)}: it holds {len(names)} table(s) of another "
+            "program and none of the arena's; give an arena database or a new one"
+        )
 
 
 def _switch_to_wal(cursor: sqlite3.Cursor) -> None:
@@ -218,6 +243,7 @@ def migrate(engine: Engine) -> None:
                             text("SELECT pg_advisory_xact_lock(:key)"),
                             {"key": _MIGRATION_LOCK_KEY},
                         )
+                    _refuse_another_programs_database(connection, engine.url)
                     config.attributes["connection"] = connection
                     command.upgrade(config, "head")
                     if sqlite:

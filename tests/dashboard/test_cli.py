@@ -45,6 +45,41 @@ def test_a_busy_port_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert f"port {port} on 127.0.0.1 is in use" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("host", ["", "  "])
+def test_an_empty_host_is_refused(
+    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Streamlit takes an empty address as every interface, while the arena used to show
+    the visitor a local one: refused before anything starts."""
+    assert main(["dashboard", "--db", f"sqlite:///{tmp_path / 'a.db'}", "--host", host]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "--host" in error and "every interface" in error
+    assert not (tmp_path / "a.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "reason"),
+    [
+        ("nosuch.invalid", "not an address or known host name"),  # RFC 2606: never resolves
+        ("192.0.2.1", "Cannot assign requested address"),  # RFC 5737: no machine's address
+    ],
+)
+def test_a_host_it_cannot_listen_on_is_named_as_such(
+    host: str, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = free_port()
+    code = main(
+        ["dashboard", "--db", f"sqlite:///{tmp_path / 'a.db'}", "--host", host, "--port", str(port)]
+    )
+    assert code == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and host in error and reason in error
+    assert "in use" not in error  # what it used to say
+    # Control: the port itself is free, on an address this machine has.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", port))
+
+
 def test_it_serves_the_given_database_until_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     database = tmp_path / "given.db"

@@ -149,13 +149,13 @@ def test_in_memory_sqlite_is_one_shared_database() -> None:
 def test_a_start_waits_while_another_connection_writes_to_a_new_sqlite_file(
     tmp_path: Path,
 ) -> None:
-    # A file still in SQLite's default journal mode, mid-write in another connection: there
-    # SQLite refuses the switch to WAL at once, without waiting on its busy handler.
+    # A file still in SQLite's default journal mode, mid-write in another connection (as
+    # another starter migrating it): there SQLite refuses the switch to WAL at once,
+    # without waiting on its busy handler.
     path = tmp_path / "arena.db"
     other = sqlite3.connect(path, isolation_level=None)
-    other.execute("CREATE TABLE other_program (x)")
     other.execute("BEGIN IMMEDIATE")
-    other.execute("INSERT INTO other_program VALUES (1)")
+    other.execute("CREATE TABLE being_written (x)")
     probe = sqlite3.connect(path, timeout=5, isolation_level=None)
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         probe.execute("PRAGMA journal_mode=WAL")  # control: the refusal is really there
@@ -172,7 +172,7 @@ def test_a_start_waits_while_another_connection_writes_to_a_new_sqlite_file(
     starter = threading.Thread(target=start)
     starter.start()
     time.sleep(0.5)
-    other.execute("COMMIT")
+    other.execute("ROLLBACK")  # the file stays new: no other program's table in it
     other.close()
     starter.join(timeout=60)
     assert outcome == [None]
@@ -198,3 +198,46 @@ def test_concurrent_starts_migrate_once(database_url: str) -> None:
         assert _differences(engine, SQLModel.metadata) == []
     finally:
         engine.dispose()
+
+
+def test_another_programs_database_is_refused_and_left_as_it_is(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A mistyped --db naming another program's database: the arena's tables would be
+    added to it (and a SQLite file switched to WAL mode) if nothing checked."""
+    sqlite_file = tmp_path / "arena.db" if database_url.startswith("sqlite") else None
+    _execute_plainly(database_url, sqlite_file, "CREATE TABLE notes (body TEXT)")
+    before = sqlite_file.read_bytes() if sqlite_file else b""
+
+    with pytest.raises(StorageError, match="1 table\\(s\\) of another program"):
+        open_database(database_url)
+    if sqlite_file:
+        assert sqlite_file.read_bytes() == before
+        with sqlite3.connect(sqlite_file) as plain:
+            assert plain.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    else:
+        raw = make_engine(database_url)
+        with raw.connect() as connection:
+            assert inspect(connection).get_table_names() == ["notes"]
+        raw.dispose()
+
+    # Control: without the other program's table the same database is taken and migrated.
+    _execute_plainly(database_url, sqlite_file, "DROP TABLE notes")
+    engine = open_database(database_url)
+    with engine.connect() as connection:
+        assert "alembic_version" in inspect(connection).get_table_names()
+    engine.dispose()
+
+
+def _execute_plainly(database_url: str, sqlite_file: Path | None, statement: str) -> None:
+    """*statement* as another program would run it: on SQLite with the plain driver (the
+    arena's engine would switch the file to WAL mode on connecting)."""
+    if sqlite_file is not None:
+        with sqlite3.connect(sqlite_file) as plain:
+            plain.execute(statement)
+        plain.close()
+        return
+    raw = make_engine(database_url)
+    with raw.begin() as connection:
+        connection.execute(text(statement))
+    raw.dispose()
