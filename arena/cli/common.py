@@ -20,6 +20,7 @@ from rich.progress import (
 
 from arena.game.rules import RuleSet, RuleSetError, get_ruleset
 from arena.referee.timecontrol import TimeControl
+from arena.tournament.deals import SEED_MAX
 
 
 def resolve_ruleset(name: str) -> RuleSet:
@@ -31,7 +32,9 @@ def resolve_ruleset(name: str) -> RuleSet:
 
 
 def resolve_time_control(text: str) -> TimeControl:
-    """Parse ``--time-control``, or a usage error."""
+    """Parse ``--time-control``, or a usage error: every command that takes one calls this
+    before anything is stored or started, so a limit the protocol cannot carry (or a key
+    given twice) is refused here rather than mid-match."""
     try:
         return TimeControl.parse(text)
     except ValueError as exc:
@@ -54,6 +57,13 @@ def progress_bar(verb: str) -> Progress:
 ROW_ID = click.IntRange(min=1, max=2**31 - 1)
 """A stored row's id (a game's, for ``arena replay``): the database keeps them in 32 bits,
 so a larger number is a usage error here rather than an overflow deep in the driver."""
+
+
+SEED = click.IntRange(min=0, max=SEED_MAX)
+"""A ``--seed``: what the tournament store keeps (a signed 64-bit column, ``SEED_MAX``)
+and far inside what keyed dealing takes (0 to 2**256 - 1, including the ``S + i`` of game
+*i*), so a negative or huge seed is a usage error here rather than a traceback from the
+dealer."""
 
 
 def prepare_out_dir(out: Path, param_hint: str = "--out") -> Path:

@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from sqlalchemy.engine import Engine
 
-from arena.cli.common import resolve_ruleset, resolve_time_control
+from arena.cli.common import SEED, resolve_ruleset, resolve_time_control
 from arena.cli.storage_options import db_options, open_engine
 from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
@@ -35,7 +35,6 @@ from arena.tournament.compare import (
     load_spec,
     run_version_test,
 )
-from arena.tournament.deals import SEED_MAX
 from arena.tournament.executor import ExecutorError, LocalProcessExecutor
 from arena.tournament.setup import DEFAULT_TIME_CONTROL
 
@@ -49,6 +48,15 @@ class CompareFailed(click.ClickException):
     exit_code = EXIT_FAILED
 
 
+def _margin(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """``--margin``, checked as :class:`SprtSettings` will check it (positive and finite),
+    in the same words, when the command line is parsed: ``nan`` and ``inf`` are floats to
+    click, but no test can be run against them."""
+    if not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"the margin must be a positive number of points, got {value}")
+    return value
+
+
 @click.command("compare")
 @click.argument("candidate")
 @click.argument("baseline")
@@ -56,8 +64,8 @@ class CompareFailed(click.ClickException):
               help="The two bots both versions meet on every board (names or name@version).")  # fmt: skip
 @click.option("--ruleset", default="classic", show_default=True,
               help=f"One of: {', '.join(PRESETS)}.")  # fmt: skip
-@click.option("--margin", type=click.FloatRange(min=0.0, min_open=True), default=1.0,
-              show_default=True, metavar="POINTS",
+@click.option("--margin", type=float, callback=_margin, default=1.0, show_default=True,
+              metavar="POINTS",
               help="H1: the candidate scores at least this many points per game more.")  # fmt: skip
 @click.option("--max-boards", type=click.IntRange(min=1, max=MAX_BOARDS), default=200,
               show_default=True, help=f"Stop undecided after this many boards ({GAMES_PER_BOARD} games each).")  # fmt: skip
@@ -73,7 +81,7 @@ class CompareFailed(click.ClickException):
               help="Games played at once [default: number of cores].")  # fmt: skip
 @click.option("--name", default=None,
               help="Name of the stored test [default: 'compare CANDIDATE vs BASELINE'].")  # fmt: skip
-@click.option("--seed", type=click.IntRange(min=0, max=SEED_MAX), default=None,
+@click.option("--seed", type=SEED, default=None,
               help="Reproducible, predictable deals from this seed (research runs only); "
               "default: a fresh secret no bot can search.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
@@ -109,6 +117,14 @@ def compare_command(
     """
     resolve_ruleset(ruleset)
     resolve_time_control(time_control)
+    if min_boards > max_boards:
+        # The test may not decide before --min-boards and stops at --max-boards: every
+        # game would be played for a verdict that can never come.
+        raise click.BadParameter(
+            f"--min-boards {min_boards} is more than --max-boards {max_boards}: "
+            "the test could never reach a verdict",
+            param_hint="--min-boards",
+        )
     pair = [o.strip() for o in opponents.split(",") if o.strip()]
     if len(pair) != 2:
         raise click.BadParameter("give exactly two opponents, e.g. X,Y", param_hint="--opponents")

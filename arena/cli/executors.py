@@ -4,10 +4,12 @@ games are played (this machine's worker processes, or a Ray cluster, docs/scalin
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
+from click.core import ParameterSource
 
 from arena.tournament.executor import ExecutorError, LocalProcessExecutor, PoolExecutor
 from arena.tournament.ray_executor import RayExecutor  # imports Ray only when it connects
@@ -17,7 +19,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def executor_options(function: F) -> F:
     """Add ``--executor local|ray`` (or ``ARENA_EXECUTOR``) and ``--ray-address`` (or
-    ``ARENA_RAY_ADDRESS``, then Ray's own ``RAY_ADDRESS``)."""
+    ``ARENA_RAY_ADDRESS``, then Ray's own ``RAY_ADDRESS``).
+
+    A ``--ray-address`` typed on the command line with any executor but ray is a usage
+    error, checked before the command runs: the user meant a cluster, and silently
+    playing on this machine instead would hide that. The same address from the
+    environment is not refused: a shell (or a Ray node, which sets ``RAY_ADDRESS``
+    itself) exports it for every command, and ``--executor local`` there is a deliberate
+    choice, so refusing it would make the local executor unusable on such a machine.
+    """
+    function = _refuse_a_stray_ray_address(function)
     function = click.option(
         "--ray-address",
         default=None,
@@ -34,6 +45,26 @@ def executor_options(function: F) -> F:
         help="Where games are played: worker processes on this machine, or the nodes of a "
         "Ray cluster (pip install 'arena952[ray]'; docs/scaling.md) [env ARENA_EXECUTOR].",
     )(function)
+
+
+def _refuse_a_stray_ray_address(function: F) -> F:
+    """*function* (a command's callback) behind the ``--ray-address`` check of
+    :func:`executor_options`; click's options stay on it (``functools.wraps`` copies
+    them)."""
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        executor, address = kwargs.get("executor"), kwargs.get("ray_address")
+        source = click.get_current_context().get_parameter_source("ray_address")
+        if executor != "ray" and address is not None and source is ParameterSource.COMMANDLINE:
+            raise click.BadParameter(
+                f"--ray-address only applies with --executor ray (the executor here is "
+                f"{executor}); drop it, or add --executor ray",
+                param_hint="--ray-address",
+            )
+        return function(*args, **kwargs)
+
+    return cast(F, checked)
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli.common import (
+    SEED,
     ListenAddress,
     progress_bar,
     resolve_ruleset,
@@ -35,7 +36,6 @@ from arena.referee.process import DEFAULT_LOG_CAP
 from arena.sandbox.config import SandboxConfig, SandboxError, SandboxMode
 from arena.sandbox.probe import plan
 from arena.simulate import BUILTIN_POLICIES as POLICIES
-from arena.tournament.deals import SEED_MAX
 
 
 def parse_seat(text: str, seed: int, seat: int) -> SeatSpec:
@@ -84,7 +84,7 @@ def ensure_built(
     "--ruleset", default="classic", show_default=True, help=f"One of: {', '.join(PRESETS)}."
 )
 @click.option("--games", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0, max=SEED_MAX), default=None,
+@click.option("--seed", type=SEED, default=None,
               help="Game i uses seed S+i: reproducible, predictable deals (research only); "
               "default: a fresh secret per match.")  # fmt: skip
 @click.option(

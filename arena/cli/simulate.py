@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.common import prepare_out_dir, progress_bar, resolve_ruleset
+from arena.cli.common import SEED, prepare_out_dir, progress_bar, resolve_ruleset
 from arena.game.rules import PRESETS
 from arena.simulate import SimulationSummary, UnknownPolicyError, make_policies, simulate
 
@@ -21,7 +21,7 @@ from arena.simulate import SimulationSummary, UnknownPolicyError, make_policies,
     help=f"Preset id: {', '.join(PRESETS)}.",
 )
 @click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Game i uses seed S+i.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Game i uses seed S+i.")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
