@@ -21,7 +21,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from dashboard import auth, data  # noqa: E402  (needs the sys.path entry above)
+from dashboard import auth  # noqa: E402  (needs the sys.path entry above)
 
 st.set_page_config(page_title="952 Arena", page_icon=":material/playing_cards:", layout="wide")
 
@@ -38,6 +38,6 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-auth.gate()  # who is logged in (or stop here when the arena is private)
-st.sidebar.caption(f"952 Arena · database `{data.shown_url()}`")
+visitor = auth.gate()  # who is logged in (or stop here when the arena is private)
+st.sidebar.caption(auth.sidebar_caption(visitor))
 page.run()

@@ -2,12 +2,13 @@
 
 Refused: archives over :data:`MAX_ARCHIVE_BYTES`, contents over :data:`MAX_EXTRACTED_BYTES`
 or :data:`MAX_MEMBERS` entries, absolute paths, ``..`` components, backslashes (a Windows
-path trick), names that are not UTF-8, hold control characters or are too long, a name used
-both as a file and as a folder, symbolic and hard links, devices and FIFOs. Files are
-written by this code, byte-counted as they are read (a zip's declared sizes can lie), never
-with ``extractall``. A zip's member count is read from its end record before its directory
-is parsed, and a tar's decompressed stream is capped, so neither can make this process
-parse or hold more than a bounded amount. Every failure is one :class:`ArchiveError` line.
+path trick), empty names, names that are not UTF-8, hold control characters or are too
+long, a name used both as a file and as a folder, symbolic and hard links, devices and
+FIFOs, and an archive without ``bot.toml`` (an empty one too). Files are written by this
+code, byte-counted as they are read (a zip's declared sizes can lie), never with
+``extractall``. A zip's member count is read from its end record before its directory is
+parsed, and a tar's decompressed stream is capped, so neither can make this process parse
+or hold more than a bounded amount. Every failure is one :class:`ArchiveError` line.
 """
 
 from __future__ import annotations
@@ -39,10 +40,19 @@ _TAR_STREAM_BYTES: Final = MAX_EXTRACTED_BYTES + (MAX_MEMBERS + 2) * 3 * 512
 _ZIP_DIRECTORY_BYTES: Final = MAX_MEMBERS * 512
 """The largest zip central directory parsed (a few hundred bytes an entry at most)."""
 _UNPACK_ERRORS: Final = (
-    tarfile.TarError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError,
-    NotImplementedError, RuntimeError, ValueError, struct.error,
+    tarfile.TarError, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, lzma.LZMAError,
+    EOFError, OSError, NotImplementedError, RuntimeError, ValueError, struct.error,
+    IndexError, KeyError, OverflowError,
 )  # fmt: skip
-"""What reading a damaged or hostile archive can raise (``ArchiveError`` is a ValueError)."""
+"""What reading a damaged or hostile archive can raise (``ArchiveError`` is a ValueError).
+
+Beyond the documented ones (``BadZipFile``, ``LargeZipFile``, ``NotImplementedError`` for an
+unknown compression method, ``RuntimeError`` for an encrypted member, ``TarError``, the
+decompressors' ``zlib.error``, ``LZMAError``, ``EOFError`` and ``OSError``, ``ValueError``
+with its ``UnicodeDecodeError``), the modules index and unpack header fields they have not
+checked: a short or empty field raises ``IndexError``, ``struct.error`` or ``KeyError``, a
+huge offset ``OverflowError``. Anything else is a bug here and is left to show as one.
+"""
 
 
 class ArchiveError(ValueError):
@@ -51,6 +61,9 @@ class ArchiveError(ValueError):
 
 def _safe_parts(name: str) -> tuple[str, ...]:
     """The path components of a member name, or :class:`ArchiveError` for a dangerous one."""
+    if not name:
+        # zipfile's ZipInfo.is_dir() would fail on it (IndexError); no path can be empty.
+        raise ArchiveError("an archive entry has an empty name")
     try:
         encoded = name.encode("utf-8")
     except UnicodeEncodeError:
@@ -292,9 +305,14 @@ def extract_bot_archive(data: bytes, filename: str, target: Path) -> Path:
         # Whatever a member does to the file system (a name too long, a full disk): one line.
         raise ArchiveError(f"cannot unpack the archive: {exc}") from None
     root = target.resolve()
+    # Folders are made as members need them: an archive with no files leaves no *target*.
+    if not root.is_dir():
+        raise ArchiveError(f"the archive is empty: it holds no bot (no {MANIFEST})")
     if (root / MANIFEST).is_file():
         return root
     entries = [p for p in root.iterdir() if not p.name.startswith(("__MACOSX", "."))]
+    if not entries:
+        raise ArchiveError(f"the archive holds no files: no bot (no {MANIFEST})")
     if len(entries) == 1 and entries[0].is_dir() and (entries[0] / MANIFEST).is_file():
         return entries[0]
     raise ArchiveError(

@@ -207,6 +207,18 @@ def sidebar(actor: Actor | None) -> None:
     login_form(box)
 
 
+def sidebar_caption(actor: Actor | None) -> str:
+    """The sidebar's footer line: the arena's name, and the database only for an organiser.
+
+    The database location is a server path (SQLite) or PostgreSQL's host, user and database
+    name: the organiser needs it to tell which arena this is, to anyone else it is a map of
+    the server (spectators see the sidebar too).
+    """
+    if actor is not None and actor.is_organiser:
+        return f"952 Arena · database `{data.shown_url()}`"
+    return "952 Arena"
+
+
 def login_form(where: DeltaGenerator) -> None:
     """The built-in login (and the identity provider's button when one is configured)."""
     if single_sign_on():
