@@ -271,7 +271,7 @@ def start_play_now(
     if len(bots) != 3 or len(set(bots)) != 3:
         raise ActionError("choose three different bots")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
-    name = f"{PLAY_NOW_PREFIX} {stamp}: {', '.join(bots)}"[:120]
+    name = f"{PLAY_NOW_PREFIX} {stamp}: {', '.join(bots)}"[:120].rstrip(" ,")
     create_tournament(
         engine,
         name=name,

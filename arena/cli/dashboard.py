@@ -105,6 +105,8 @@ def streamlit_command(app: Path, host: str, port: int) -> list[str]:
         "light",
         "--client.toolbarMode",
         "viewer",  # no "Deploy" button or developer menu
+        "--client.showErrorDetails",
+        "none",  # an exception's text and stack (server paths) go to the log, not to visitors
     ]
 
 

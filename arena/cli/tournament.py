@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import click
@@ -24,15 +27,19 @@ from arena.cli.common import (
 from arena.cli.executors import executor_options, open_executor
 from arena.cli.storage_options import db_options, open_engine
 from arena.cli.users import acting_user, user_option
+from arena.game.record import RecordError
 from arena.game.rules import PRESETS
 from arena.game.textreplay import replay_text
+from arena.recordfiles import export_file_name, export_stem, load_record
 from arena.storage.database import StorageError
+from arena.storage.record_texts import RecordText, game_record_text, tournament_record_texts
 from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND, StandingRow
+from arena.storage.tournaments import check_tournament_name, shown_name, stored_rules
 from arena.tournament import setup
 from arena.tournament.compare import FORMAT as VERSION_TEST_FORMAT
 from arena.tournament.deals import SEED_MAX
 from arena.tournament.executor import ExecutorError
-from arena.tournament.formats import FORMATS
+from arena.tournament.formats import FORMATS, MAX_GAMES
 from arena.tournament.ladder import LadderProgress, run_ladder
 from arena.tournament.runner import RunProgress, run_tournament
 
@@ -49,8 +56,31 @@ def tournament_group() -> None:
     """Create, run and follow tournaments."""
 
 
+def _new_tournament_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """NAME, stripped as it will be stored, checked when the command line is parsed, so
+    the error names NAME (the setup below would blame ``--bots`` for an empty name)."""
+    try:
+        return check_tournament_name(value.strip())
+    except StorageError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _ladder_budget(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """``--games``, a whole number of matches: a ladder plays matches of 6 games, so any
+    other budget could never be reached (``--games 7`` would show 6/7 for ever)."""
+    if value is None or value % storage.BOARD_SIZE == 0:
+        return value
+    lower = value - value % storage.BOARD_SIZE
+    nearest = [n for n in (lower, lower + storage.BOARD_SIZE) if n <= MAX_GAMES]
+    shown = " or ".join(f"{n} (no budget)" if n == 0 else str(n) for n in nearest)
+    raise click.BadParameter(
+        f"{value} is not a whole number of {storage.BOARD_SIZE}-game matches (a ladder "
+        f"plays only whole matches); use {shown}"
+    )
+
+
 @tournament_group.command("create")
-@click.argument("name")
+@click.argument("name", callback=_new_tournament_name)
 @click.option(
     "--ruleset", default="classic", show_default=True, help=f"One of: {', '.join(PRESETS)}."
 )
@@ -67,13 +97,14 @@ def tournament_group() -> None:
               help="Rate once per board from its 6 games' totals, or every game.")  # fmt: skip
 @click.option("--time-control", default="decision=1000,bank=10000,grace=50,startup=10000",
               show_default=True)  # fmt: skip
-@click.option("--games", type=int, default=None,
-              help="Ladder: games to play in all, in whole matches of 6 [default: 0, no "
-              "budget: it stops on --confidence].")  # fmt: skip
+@click.option("--games", type=click.IntRange(min=0, max=MAX_GAMES), default=None,
+              callback=_ladder_budget,
+              help="Ladder: games to play in all, a multiple of 6 (it plays whole matches "
+              "of 6) [default: 0, no budget: it stops on --confidence].")  # fmt: skip
 @click.option("--confidence", type=float, default=None,
               help="Ladder: stop once every bot is above the next with this probability "
               "[default: 0.95].")  # fmt: skip
-@click.option("--min-games", type=int, default=None,
+@click.option("--min-games", type=click.IntRange(min=0, max=MAX_GAMES), default=None,
               help="Ladder: rated games each bot plays before it may stop; bots below "
               "it are matched first [default: 12].")  # fmt: skip
 @user_option
@@ -95,6 +126,9 @@ def create_command(
     data: Path | None,
 ) -> None:
     """Create tournament NAME between the latest versions of --bots (organisers only).
+
+    NAME: 1-120 letters, digits, spaces, '_', '.', '-', '@', '#' or '+', starting with a
+    letter or digit.
 
     A ``--format ladder`` has no fixed schedule: it chooses each match from the ratings as
     it plays, takes new bots and versions while it runs, and stops on --games or
@@ -179,6 +213,7 @@ def run_command(
     try:
         setup.check_may_run(acting_user(engine, user))
         tournament = storage.get_tournament(engine, name)
+        stored_rules(tournament)  # every format's runner reads them: refuse bad ones here
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     if tournament.format == storage.LADDER_FORMAT:
@@ -454,12 +489,19 @@ def standings_command(name: str | None, as_json: bool, db: str | None, data: Pat
 @click.argument("game_id", type=ROW_ID)
 @db_options
 def replay_command(game_id: int, db: str | None, data: Path | None) -> None:
-    """A readable replay of stored game GAME_ID (ids are shown by the dashboard and export)."""
+    """A readable replay of stored game GAME_ID: the number `arena tournament status NAME`
+    lists under "game ids for `arena replay`" (and the dashboard's Replays page shows), not
+    the "game_id" text inside a record. A damaged record is refused, saying what is wrong.
+    """
     engine = open_engine(db, data)
     try:
-        record = storage.game_record(engine, game_id)
+        stored = game_record_text(engine, game_id)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
+    try:
+        record = load_record(stored.text, game=str(game_id))
+    except RecordError as exc:
+        raise click.ClickException(f"damaged record: {_one_line(str(exc))}") from None
     click.echo(replay_text(record))
 
 
@@ -468,18 +510,82 @@ def replay_command(game_id: int, db: str | None, data: Path | None) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @db_options
 def export_command(name: str, out: Path, db: str | None, data: Path | None) -> None:
-    """Write every record of tournament NAME to --out as RECORD.md files."""
+    """Write every stored game of tournament NAME to --out as JSON game records in the
+    arena952.game/1 format (RECORD.md, docs/record-format.md), one file per game:
+    NAME-000000.json, NAME-000001.json, ... by schedule index.
+
+    A NAME with characters other than letters, digits, '_', '.' and '-' gets a file-safe
+    stem instead (the others become '_', plus a short hash of NAME); files never land
+    outside --out. Every record is checked against the rules first: if any is damaged,
+    nothing is written, and the error names the first damaged game and how many there
+    are (exit status 1).
+    """
     engine = open_engine(db, data)
     try:
         tournament = storage.get_tournament(engine, name)
-        records = storage.tournament_records(engine, storage.row_id(tournament))
+        stored = tournament_record_texts(engine, storage.row_id(tournament))
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
+    _check_records(tournament.name, stored)
     prepare_out_dir(out)
-    for index, record in records:
-        path = out / f"{name}-{index:06d}.json"
-        path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    click.echo(f"wrote {len(records)} record(s) to {out}")
+    _write_records(out, tournament.name, stored)
+    pattern = f"{export_stem(tournament.name)}-NNNNNN.json"
+    click.echo(f"wrote {len(stored)} record(s) to {out} as {pattern}")
+
+
+def _check_records(tournament: str, stored: list[RecordText]) -> None:
+    """Load and check every record before anything is written, so a damaged one leaves no
+    half export behind that looks whole.
+
+    :raises click.ClickException: naming the first damaged game and how many there are.
+    """
+    damaged: list[RecordError] = []
+    for item in stored:
+        try:
+            load_record(item.text, game=str(item.game_id))
+        except RecordError as exc:
+            damaged.append(exc)
+    if damaged:
+        raise click.ClickException(
+            f"tournament {shown_name(tournament)}: {len(damaged)} of {len(stored)} stored "
+            f"record(s) damaged, nothing written; the first: {_one_line(str(damaged[0]))}"
+        )
+
+
+def _write_records(out: Path, tournament: str, stored: list[RecordText]) -> None:
+    """Write the (checked) records into a staging folder inside *out*, then move them into
+    place: a failed write (disk full) leaves the earlier contents of *out* as they were.
+
+    :raises click.ClickException: if *out* cannot take the files.
+    """
+    moved = 0
+    staging: Path | None = None
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".arena-export-", dir=out))
+        for item in stored:
+            text = json.dumps(json.loads(item.text), indent=1) + "\n"
+            (staging / export_file_name(tournament, item.schedule_index)).write_text(
+                text, encoding="utf-8"
+            )
+        for item in stored:
+            file_name = export_file_name(tournament, item.schedule_index)
+            (staging / file_name).replace(out / file_name)
+            moved += 1
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot write the records to {out}: {exc.strerror or type(exc).__name__} "
+            f"({moved} of {len(stored)} files in place)"
+        ) from None
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """*text* on one line and at most *limit* characters (a record error may quote a
+    hostile value)."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 @click.group("ratings")

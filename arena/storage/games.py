@@ -221,7 +221,12 @@ def game_record(engine: Engine, game_id: int) -> dict[str, Any]:
         text = session.exec(select(Game.record).where(Game.id == game_id)).first()
     if text is None:
         raise StorageError(f"no game with id {game_id}")
-    record: dict[str, Any] = json.loads(text)
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise StorageError(f"game {game_id}: its stored record is not JSON ({exc})") from None
+    if not isinstance(record, dict):
+        raise StorageError(f"game {game_id}: its stored record is not a JSON object")
     return record
 
 

@@ -1,6 +1,11 @@
 """Tournaments: creating one with its entrants, its status, the arena-fault count, and the
 overview and progress the CLI and the dashboard show.
 
+A tournament's name is checked here, where every tournament is created (``arena tournament
+create``, ``arena bot compare``, the dashboard's form), against :data:`TOURNAMENT_NAME`:
+names end up in file names (``arena export``), log names and command lines, so a ``/``,
+``..``, a tab or a newline must never get in.
+
 :raises StorageError: from every function, with a one-line message, for a refused
     operation (duplicate name, unknown entrant, invalid value) or a database failure.
 """
@@ -9,10 +14,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 from sqlalchemy import Engine, func
@@ -21,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from arena.game.dealing import HMAC_SHUFFLE, LEGACY_SHUFFLE, SHUFFLES, secret_from_seed
+from arena.game.rules import RuleSet, RuleSetError
 from arena.storage.database import (
     StorageError,
     database_errors,
@@ -43,6 +50,20 @@ from arena.storage.models import (
 )
 
 LOGGER = logging.getLogger(__name__)
+
+TOURNAMENT_NAME_MAX: Final = 120
+"""The longest tournament name (the ``name`` column's ``max_length``)."""
+TOURNAMENT_NAME: Final = re.compile(
+    rf"[A-Za-z0-9](?:[A-Za-z0-9_.@#+,: -]{{0,{TOURNAMENT_NAME_MAX - 2}}}[A-Za-z0-9_.@#+,:-])?"
+)
+"""Letters, digits, spaces and ``_ . - @ # + , :``, starting with a letter or digit, not
+ending in a space, 1-120 long. As :data:`arena.storage.users.USER_NAME` plus what the
+arena's own names hold: ``arena bot compare`` names a test ``compare a@1.0 vs b@2 #2`` (bot
+labels are ``name@version``; semantic versions may carry ``+build``), and the dashboard's
+"play now" ``play now 2026-11-24 23:59:01: a, b, c``. No ``/``, control character or
+leading ``.`` / ``-``: a name is safe as one quoted shell word and as part of a file name."""
+NAME_SHOWN: Final = 60
+"""How much of a refused name an error message echoes (a hostile name may be huge)."""
 
 
 @database_errors
@@ -72,9 +93,11 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
     (reported as predictable). Legacy (``mt19937``) tournaments need a *seed*. *deal_scope*
     ``table`` gives every table its own boards' keys (keyed round robins only).
 
-    :raises StorageError: if the name exists, an entrant is unknown or repeated, or a
-        value is invalid (rating mode other than ``game``/``board``, boards < 1, ...).
+    :raises StorageError: if the name exists or breaks :data:`TOURNAMENT_NAME`, an entrant
+        is unknown or repeated, or a value is invalid (rating mode other than
+        ``game``/``board``, boards < 1, ...).
     """
+    check_tournament_name(name)
     rules = rules_json if isinstance(rules_json, str) else json.dumps(dict(rules_json))
     try:
         spec = TournamentCreate.model_validate(
@@ -140,6 +163,56 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
         raise exists from None  # created concurrently under the same name
     LOGGER.info("created tournament %s (%d entrants)", name, len(entries))
     return tournament
+
+
+def shown_name(name: str) -> str:
+    """*name* quoted for a one-line message, cut to :data:`NAME_SHOWN` characters (a
+    5,000-character name must not fill the terminal)."""
+    if len(name) <= NAME_SHOWN:
+        return repr(name)
+    return f"{name[:NAME_SHOWN]!r}... ({len(name)} characters)"
+
+
+def check_tournament_name(name: str) -> str:
+    """*name* if it may name a new tournament (:data:`TOURNAMENT_NAME`).
+
+    :raises StorageError: saying what a name may hold, with the refused name shortened.
+    """
+    if not TOURNAMENT_NAME.fullmatch(name):
+        raise StorageError(
+            f"invalid tournament name {shown_name(name)}: use 1-{TOURNAMENT_NAME_MAX} "
+            "letters, digits, spaces, '_', '.', '-', '@', '#' or '+', starting with a letter "
+            "or digit and not ending in a space"
+        )
+    return name
+
+
+def stored_rules(tournament: Tournament) -> RuleSet:
+    """The rule set stored with *tournament* (its ``rules`` column).
+
+    Checked before a run, so a column damaged outside the arena (hand edits, a bad
+    restore) stops ``arena tournament run`` with one line naming the tournament, not
+    with a ``JSONDecodeError`` from deep inside the runner.
+
+    :raises StorageError: if the column is not the JSON of a rule set.
+    """
+    where = f"tournament {shown_name(tournament.name)}: its stored rules are unreadable"
+    try:
+        data = json.loads(tournament.rules)
+    except (ValueError, RecursionError) as exc:
+        raise StorageError(f"{where}: not JSON ({_first_line(exc)})") from None
+    if not isinstance(data, dict):
+        raise StorageError(f"{where}: not a JSON object")
+    try:
+        return RuleSet.from_json(data, name=tournament.ruleset)
+    except RuleSetError as exc:
+        raise StorageError(f"{where}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of *exc*'s message, at most 200 characters."""
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
 
 
 def lock_tournament(session: Session, tournament_id: int) -> Tournament:

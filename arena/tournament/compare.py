@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
@@ -305,7 +306,13 @@ def create_version_test(  # noqa: PLR0913 - one keyword per setting of the test
 
 
 def _free_name(engine: Engine, base: str) -> str:
-    """*base*, or *base* ``#2``, ``#3``, ... : the first name no tournament has."""
+    """*base*, or *base* ``#2``, ``#3``, ... : the first name no tournament has.
+
+    A bot version may hold characters a tournament name may not (``/``; see
+    :data:`arena.storage.tournaments.TOURNAMENT_NAME`), and two long labels may exceed its
+    length: such characters become ``_`` and the base is cut to leave room for ``#N``.
+    """
+    base = re.sub(r"[^A-Za-z0-9_.@#+,: -]", "_", base)[:100].rstrip(" ,")
     taken = {t.name for t in storage.list_tournaments(engine)}
     if base not in taken:
         return base

@@ -11,12 +11,14 @@ import streamlit as st
 from arena.storage import Actor
 from dashboard import actions, auth, data
 from dashboard.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
+from dashboard.text import md
 
 LOGGER = logging.getLogger(__name__)
 
 st.title("Bots")
 url = data.database_url()
 visitor = auth.visitor()
+organiser = visitor is not None and visitor.is_organiser
 
 
 def submit_section(visitor: Actor) -> None:
@@ -26,7 +28,7 @@ def submit_section(visitor: Actor) -> None:
         "Upload a **.zip** or **.tar.gz** of the bot's folder, with `bot.toml` at its top "
         "(or inside one top-level folder). It gets the same checks as `arena bot submit`: "
         "manifest, build, and a smoke game through the real referee. A new bot name "
-        f"becomes **{visitor.name}**'s; only its owner or an organiser adds versions."
+        f"becomes **{md(visitor.name)}**'s; only its owner or an organiser adds versions."
     )
     with st.form("submit_bot", clear_on_submit=True):
         upload = st.file_uploader(
@@ -48,17 +50,17 @@ def submit_section(visitor: Actor) -> None:
                 data.engine(), upload.getvalue(), upload.name, data.data_directory(), visitor
             )
         except actions.ActionError as exc:
-            st.error(str(exc))
+            st.error(md(str(exc)))
         except Exception as exc:  # a visitor's upload must never crash the page
             LOGGER.exception("bot upload %r failed", upload.name)
             first = (str(exc).splitlines() or [""])[0][:200]
-            st.error(f"submission failed: {type(exc).__name__}: {first}")
+            st.error(f"submission failed: {type(exc).__name__}: {md(first)}")
         else:
             data.bots.clear()
             if created:
-                st.success(f"Stored {label}.")
+                st.success(f"Stored {md(label)}.")
             else:
-                st.info(f"{label} is already stored with exactly these files.")
+                st.info(f"{md(label)} is already stored with exactly these files.")
 
 
 if visitor is None:
@@ -92,8 +94,8 @@ wanted = st.query_params.get("bot")
 name = st.selectbox("Bot", names, index=names.index(wanted) if wanted in names else 0)
 bot = bots[names.index(name)]
 
-st.subheader(f"{bot.name}: versions")
-st.caption(f"Owned by **{bot.owner}**: only they or an organiser may submit new versions.")
+st.subheader(f"{md(bot.name)}: versions")
+st.caption(f"Owned by **{md(bot.owner)}**: only they or an organiser may submit new versions.")
 st.dataframe(
     pd.DataFrame(
         {
@@ -123,23 +125,24 @@ with left:
     except ValueError:
         st.code(version.manifest)
 with right:
-    st.markdown("**Stored copy**")
-    st.code(version.path, language=None)
+    if organiser:  # the server's file system is none of a spectator's business
+        st.markdown("**Stored copy**")
+        st.code(version.path, language=None)
     st.markdown(f"checksum `{version.checksum}`")
 
 st.subheader("Fault history")
 history = data.faults(url, None, tuple(v.id for v in bot.versions), 50)
 if not history:
-    st.success(f"No fault recorded for {bot.name}.")
+    st.success(f"No fault recorded for {md(bot.name)}.")
 else:
     st.caption(f"The latest {len(history)} fault(s) of any version, newest first.")
     for fault in history:
         title = (
-            f"{fault.bot} · {fault.tournament} game #{fault.schedule_index} (id {fault.game_id})"
-            f" · hand {fault.hand} · {fault.decision}: {fault.kind}"
+            f"{md(fault.bot)} · {md(fault.tournament)} game #{fault.schedule_index} "
+            f"(id {fault.game_id}) · hand {fault.hand} · {md(fault.decision)}: {md(fault.kind)}"
         )
         with st.expander(title):
-            st.markdown(f"**{fault.kind}**: {fault.detail}")
+            st.markdown(f"**{md(fault.kind)}**: {md(fault.detail)}")
             if fault.autopilot:
                 st.caption("The referee's autopilot played the seat for the rest of the game.")
             if fault.stderr_tail:

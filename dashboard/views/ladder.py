@@ -16,6 +16,7 @@ from arena import storage
 from arena.storage.models import BOARD_SIZE
 from arena.tournament.ladder import contenders
 from dashboard import data
+from dashboard.text import md
 
 st.title("Ladder")
 url = data.database_url()
@@ -89,7 +90,7 @@ def live() -> None:
     if newcomers:
         st.markdown(
             "**Matched first** (fewer than the minimum games): "
-            + ", ".join(f"{labels[c.key].label} ({c.games})" for c in newcomers)
+            + ", ".join(f"{md(labels[c.key].label)} ({c.games})" for c in newcomers)
         )
     st.subheader("Entrants")
     games = {r.bot_version_id: r.games for r in storage.ratings(engine, ladder.id)}

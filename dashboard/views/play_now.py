@@ -8,11 +8,13 @@ import streamlit as st
 from arena import storage
 from arena.game.rules import PRESETS
 from dashboard import actions, auth, data
+from dashboard.text import md
 
 st.title("Play now")
 url = data.database_url()
+# Session key: the tournament name of the match this session started and still waits for.
+# (A comment: Streamlit's magic would show a bare string on the page.)
 PENDING = "_play_now_pending"
-"""Session key: the tournament name of the match this session started and still waits for."""
 
 st.caption(
     "One duplicate board (the same secret deals under all 6 seatings) of the latest versions "
@@ -38,7 +40,7 @@ if play:
             data.engine(), url, data.data_directory(), chosen, visitor, ruleset=ruleset
         )
     except actions.ActionError as exc:
-        st.error(str(exc))
+        st.error(md(str(exc)))
     else:
         data.tournaments.clear()
         st.session_state[PENDING] = name
@@ -60,7 +62,7 @@ def wait_for_the_first_game() -> None:
             st.code(runner.log_tail(), language=None)
             del st.session_state[PENDING]
             return
-        st.info(f"**{name}** is being played; its replay opens when the first game ends.")
+        st.info(f"**{md(name)}** is being played; its replay opens when the first game ends.")
         return
     del st.session_state[PENDING]
     # The Replays page shows the remembered tournament: make it this one, then the game.

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
 from arena.game.record import RecordError
 from arena.game.steps import Replay
-from arena.storage import GameRow
+from arena.storage import GameRow, StorageError
 from dashboard import data, render
+from dashboard.text import md
 
 st.title("Replays")
 url = data.database_url()
@@ -16,12 +21,34 @@ url = data.database_url()
 # ---------------------------------------------------------------- choosing a game
 
 
+# The largest id SQLite (and PostgreSQL's bigint) can hold: larger ones overflow the query.
+# (A comment, not a docstring: Streamlit's magic would show a bare string on the page.)
+MAX_ID = 2**63 - 1
+_ID = re.compile(r"[0-9]{1,19}")
+
+
+def query_id(raw: str | None) -> int | None:
+    """An id from the URL: ASCII digits within the database's range, else ``None``.
+
+    Anyone can type the URL: ``str.isdigit`` accepts ``²`` (which ``int`` refuses) and a
+    number past the range makes the database driver raise, and either would show a
+    traceback to the visitor.
+    """
+    if raw is None or _ID.fullmatch(raw) is None:
+        return None
+    number = int(raw)
+    return number if number <= MAX_ID else None
+
+
 def _linked_game() -> GameRow | None:
     """The game named by ``?game=ID``, if it exists."""
-    raw = st.query_params.get("game")
-    if raw is None or not raw.isdigit():
-        return None
-    return data.game(url, int(raw))
+    game_id = query_id(st.query_params.get("game"))
+    return None if game_id is None else data.game(url, game_id)
+
+
+def _field(fault: Mapping[str, Any], key: str) -> str:
+    """A field of a recorded fault as literal Markdown: the referee quotes bot output."""
+    return md(str(fault.get(key)))
 
 
 def _describe(game: GameRow) -> str:
@@ -43,7 +70,7 @@ if linked is not None and linked.tournament_id != tournament.id:
 progress = data.progress(url, tournament.id)
 if progress.status == "running":
     st.info(
-        f"**{tournament.name}** is running: a game can be replayed once it is over and "
+        f"**{md(tournament.name)}** is running: a game can be replayed once it is over and "
         f"stored ({progress.stored} of {progress.total} so far)."
     )
 filters = st.columns([2, 1, 3])
@@ -81,8 +108,8 @@ st.query_params["game"] = str(game_id)
 
 try:
     replay: Replay = data.replay(url, game_id)
-except RecordError as exc:
-    st.error(f"This record does not replay: {exc}")
+except (RecordError, StorageError) as exc:
+    st.error(f"This record does not replay: {md(str(exc))}")
     st.stop()
 
 # ---------------------------------------------------------------- the step cursor
@@ -90,7 +117,7 @@ except RecordError as exc:
 if st.session_state.get("replay_game") != game_id:
     st.session_state["replay_game"] = game_id
     st.session_state["replay_step"] = 0
-result = ", ".join(f"seat {w} ({game.players[w]})" for w in game.winners)
+result = ", ".join(f"seat {w} ({md(game.players[w])})" for w in game.winners)
 # A board's key would let a viewer deal the hands its other seatings have still to play:
 # it is shown once the tournament is over (or when the deals were predictable anyway).
 seed_shown = (
@@ -99,8 +126,8 @@ seed_shown = (
     else "secret deals"
 )
 st.markdown(
-    f"**{tournament.name}** game #{game.schedule_index} · {seed_shown} · "
-    f"{game.hands_played} hands · won by {result} ({game.reason}) · final scores "
+    f"**{md(tournament.name)}** game #{game.schedule_index} · {md(seed_shown)} · "
+    f"{game.hands_played} hands · won by {result} ({md(game.reason)}) · final scores "
     + " / ".join(f"{s:+d}" for s in game.scores)
 )
 
@@ -151,7 +178,7 @@ def stepper() -> None:
     perspective = top[1].radio(
         "View",
         [None, 0, 1, 2],
-        format_func=lambda p: "All cards" if p is None else f"Seat {p} ({replay.players[p]})",
+        format_func=lambda p: "All cards" if p is None else f"Seat {p} ({md(replay.players[p])})",
         horizontal=True,
         key="replay_view",
     )
@@ -194,14 +221,14 @@ def stepper() -> None:
     view = replay.view(step_index, perspective)
     st.markdown(
         f"**Step {step_index - first + 1} of {last - first + 1}** (hand {hand}): "
-        f"{step.text(perspective)}"
+        f"{md(step.text(perspective))}"
     )
     if step.autopilot:
         st.warning(f"Seat {step.seat} is played by the referee's autopilot after a fault.")
     for fault in step.faults:
         st.error(
-            f"Fault: seat {fault.get('seat')} ({fault.get('kind')}) at its {fault.get('decision')} "
-            f"decision: {fault.get('detail')}"
+            f"Fault: seat {_field(fault, 'seat')} ({_field(fault, 'kind')}) at its "
+            f"{_field(fault, 'decision')} decision: {_field(fault, 'detail')}"
         )
 
     board, side = st.columns([5, 2])
@@ -249,9 +276,10 @@ if faults:
     st.subheader("Faults")
     for fault in faults:
         st.markdown(
-            f"**seat {fault.get('seat')}** ({replay.players[fault['seat']]}) · hand "
-            f"{fault.get('hand')} · {fault.get('decision')} · **{fault.get('kind')}**: "
-            f"{fault.get('detail')}" + (" · autopilot afterwards" if fault.get("autopilot") else "")
+            f"**seat {_field(fault, 'seat')}** ({md(replay.players[fault['seat']])}) · hand "
+            f"{_field(fault, 'hand')} · {_field(fault, 'decision')} · "
+            f"**{_field(fault, 'kind')}**: {_field(fault, 'detail')}"
+            + (" · autopilot afterwards" if fault.get("autopilot") else "")
         )
         if fault.get("stderr_tail"):
             st.code(str(fault["stderr_tail"]), language=None)

@@ -9,6 +9,7 @@ import streamlit as st
 
 from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
 from dashboard import data
+from dashboard.text import code, md
 
 st.title("Standings")
 picked = data.pick_tournament()
@@ -17,9 +18,10 @@ if picked is None:
 tournament = picked  # not Optional: the fragment below reads it
 
 st.markdown(
-    f"**{tournament.name}** {data.status_badge(tournament.status)} · {tournament.ruleset} · "
-    f"{tournament.format.replace('_', ' ')} · {tournament.boards} board(s) · "
-    f"rated per {tournament.rating_mode} · time control `{tournament.time_control}`"
+    f"**{md(tournament.name)}** {data.status_badge(tournament.status)} · "
+    f"{md(tournament.ruleset)} · {md(tournament.format.replace('_', ' '))} · "
+    f"{tournament.boards} board(s) · rated per {md(tournament.rating_mode)} · "
+    f"time control {code(tournament.time_control)}"
 )
 
 

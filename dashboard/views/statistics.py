@@ -10,6 +10,7 @@ import streamlit as st
 
 from arena.storage import DEFAULT_SAMPLE, TRUMPS
 from dashboard import data
+from dashboard.text import md
 
 st.title("Statistics")
 tournament = data.pick_tournament()
@@ -19,9 +20,9 @@ url = data.database_url()
 progress = data.progress(url, tournament.id)
 version = data.data_version(progress)
 if progress.stored == 0:
-    st.info(f"**{tournament.name}** has no stored game yet.")
+    st.info(f"**{md(tournament.name)}** has no stored game yet.")
     st.stop()
-st.caption(f"**{tournament.name}**: {progress.stored} of {progress.total} games stored.")
+st.caption(f"**{md(tournament.name)}**: {progress.stored} of {progress.total} games stored.")
 
 head, seats, faults = st.tabs(["Head to head", "By seat", "Faults"])
 

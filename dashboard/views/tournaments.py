@@ -9,6 +9,7 @@ from arena import storage
 from arena.game.rules import PRESETS
 from arena.tournament.formats import FORMATS
 from dashboard import actions, auth, data
+from dashboard.text import md
 
 st.title("Tournaments")
 url = data.database_url()
@@ -57,9 +58,9 @@ def create_section() -> None:
                 by=visitor,
             )
         except actions.ActionError as exc:
-            st.error(str(exc))
+            st.error(md(str(exc)))
         else:
-            st.success(message)
+            st.success(md(message))
             data.tournaments.clear()
             st.session_state["_selected_tournament"] = name.strip()
             st.session_state.pop("tournament", None)
@@ -67,7 +68,7 @@ def create_section() -> None:
                 try:
                     actions.start_runner(url, data.data_directory(), name.strip(), visitor)
                 except actions.ActionError as exc:
-                    st.error(str(exc))
+                    st.error(md(str(exc)))
 
 
 if organiser:
@@ -106,7 +107,7 @@ picked = data.pick_tournament()
 if picked is None:
     st.stop()
 tournament = picked  # not Optional: the fragment below reads it
-st.subheader(tournament.name)
+st.subheader(md(tournament.name))
 
 
 def start_controls(progress: storage.Progress) -> None:
@@ -125,7 +126,7 @@ def start_controls(progress: storage.Progress) -> None:
         try:
             actions.start_runner(url, data.data_directory(), tournament.name, visitor)
         except actions.ActionError as exc:
-            st.error(str(exc))
+            st.error(md(str(exc)))
         else:
             st.rerun()
 
@@ -137,19 +138,21 @@ def follow() -> None:
     runner = actions.runner(tournament.name)
     st.markdown(
         f"{data.status_badge(progress.status)} · {progress.stored} / {progress.total} games · "
-        f"{tournament.ruleset}, {tournament.boards} board(s), {tournament.deals}, "
-        f"rated per {tournament.rating_mode}, {progress.arena_faults} arena fault(s)"
+        f"{md(tournament.ruleset)}, {tournament.boards} board(s), {tournament.deals}, "
+        f"rated per {md(tournament.rating_mode)}, {progress.arena_faults} arena fault(s)"
     )
     st.progress(progress.fraction)
     if progress.status == "finished":
         st.success("Finished: see **Standings**, **Statistics** and **Replays**.")
     elif runner is not None and runner.running:
-        st.info(f"Running in the background (pid {runner.process.pid}).")
+        # The pid is the server's business: organisers only (they may need to kill it).
+        pid = f" (pid {runner.process.pid})" if organiser else ""
+        st.info(f"Running in the background{pid}.")
         if organiser and st.button("Stop", key="stop_runner", icon=":material/stop:"):
             try:
                 actions.stop_runner(tournament.name, visitor)
             except actions.ActionError as exc:
-                st.error(str(exc))
+                st.error(md(str(exc)))
     elif organiser:
         start_controls(progress)
     else:
@@ -158,7 +161,7 @@ def follow() -> None:
         code = runner.exit_code
         if code not in (None, 0):
             st.error(f"The runner stopped with exit code {code}; finished games are kept.")
-        tail = runner.log_tail()
+        tail = runner.log_tail() if organiser else ""  # it names server paths
         if tail:
             st.code(tail, language=None)
 

@@ -14,6 +14,7 @@ import streamlit as st
 from arena.ratings.sprt import Verdict
 from arena.tournament import compare
 from dashboard import data
+from dashboard.text import md
 
 st.title("Version tests")
 url = data.database_url()
@@ -49,7 +50,7 @@ test = tests[names.index(chosen)]
 stored_spec = compare.load_spec(data.engine(), test.id)
 if stored_spec is None:
     st.warning(
-        f"The settings of **{test.name}** are not stored: its games are, but its test "
+        f"The settings of **{md(test.name)}** are not stored: its games are, but its test "
         "cannot be redrawn."
     )
     st.stop()
@@ -63,8 +64,8 @@ def progress_view() -> None:
     outcome = _result(url, spec, data.data_version(progress))
     final = outcome.final
     st.markdown(
-        f"**{spec.candidate}** vs **{spec.baseline}**, each against {spec.opponents[0]} and "
-        f"{spec.opponents[1]} on the same deals · {_VERDICTS[final.verdict]} "
+        f"**{md(spec.candidate)}** vs **{md(spec.baseline)}**, each against "
+        f"{md(spec.opponents[0])} and {md(spec.opponents[1])} on the same deals · {_VERDICTS[final.verdict]} "
         f"{data.status_badge(progress.status)}"
     )
     st.caption(
@@ -117,7 +118,7 @@ def progress_view() -> None:
     else:
         st.info("No complete board yet: the first appears after its 12 games.")
     st.caption(
-        f"Every game is stored in tournament **{test.name}**: pick it on the **Replays** "
+        f"Every game is stored in tournament **{md(test.name)}**: pick it on the **Replays** "
         f"page to replay them ({progress.stored} stored)."
     )
     if progress.status == "finished" and test.status != "finished":

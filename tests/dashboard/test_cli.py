@@ -27,6 +27,7 @@ def test_the_app_is_found_and_the_server_is_locked_down() -> None:
     assert options["--server.port"] == "8600"
     assert options["--server.maxUploadSize"] == "20"
     assert options["--browser.gatherUsageStats"] == "false"
+    assert options["--client.showErrorDetails"] == "none"
 
 
 def test_a_bad_database_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
