@@ -78,7 +78,10 @@ def check_command(path: str, games: int, ruleset: str, seed: int | None, time_co
     manifest = _checked_bot(path)
     ensure_built([manifest], rebuild=False)
     console = Console()
-    console.print(f"checking {manifest.label} ({manifest.language}): {games} game(s) of {ruleset}")
+    console.print(
+        f"checking {escape(manifest.label)} ({escape(manifest.language)}): "
+        f"{games} game(s) of {ruleset}"
+    )
     problems = 0
     secret = secrets.token_bytes(SECRET_BYTES)
     policy_seed = seed or 0
@@ -106,10 +109,10 @@ def check_command(path: str, games: int, ruleset: str, seed: int | None, time_co
             problems += 1
             console.print(
                 f"  hand {fault['hand']}, {fault['decision']}: the bot {_PLAIN[fault['kind']]}"
-                f" ({fault['kind']}): {fault['detail']}"
+                f" ({fault['kind']}): {escape(fault['detail'])}"
             )
-            if fault.get("stderr_tail"):
-                console.print(f"  its stderr ended with: {fault['stderr_tail']}")
+            if fault.get("stderr_tail"):  # the bot's own output: never read as markup
+                console.print(f"  its stderr ended with: {escape(fault['stderr_tail'])}")
     if problems:
         console.print(f"[red]{problems} fault(s): fix them before submitting.[/]")
         raise click.exceptions.Exit(1)
@@ -176,8 +179,8 @@ def list_command(db: str | None, data: Path | None) -> None:
         versions = storage.bot_versions(engine, bot.name)
         latest = versions[-1]
         table.add_row(
-            bot.name, storage.bot_owner(engine, bot.name) or "?", latest.label,
-            str(len(versions)), latest.language, latest.submitted_at.strftime("%Y-%m-%d %H:%M"),
+            bot.name, storage.bot_owner(engine, bot.name) or "?", escape(latest.label),
+            str(len(versions)), escape(latest.language), latest.submitted_at.strftime("%Y-%m-%d %H:%M"),
         )  # fmt: skip
     Console().print(table)
 
@@ -207,7 +210,7 @@ def show_command(name: str, db: str | None, data: Path | None) -> None:
         except ChecksumError as exc:
             state = f"[red]{escape(str(exc))}[/]"
         console.print(f"  files: {escape(version.path)} ({state})")
-    console.print(f"manifest of the latest version: {versions[-1].manifest}")
+    console.print(f"manifest of the latest version: {escape(versions[-1].manifest)}")
 
 
 bot_group.add_command(compare_command)

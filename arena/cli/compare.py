@@ -168,7 +168,7 @@ def resume(engine: Engine, tournament_id: int, parallel: int | None) -> NoReturn
 def play(engine: Engine, spec: VersionTestSpec, parallel: int | None, as_json: bool) -> NoReturn:
     """Run version test *spec* to its verdict, print it, and exit with its status."""
     errors = Console(stderr=True, highlight=False)
-    errors.print(describe(spec))
+    errors.print(describe(spec), markup=False)  # bot labels are the authors' text
 
     def show(state: SprtState) -> None:
         errors.print(

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import (
@@ -194,7 +195,7 @@ def print_results(result: MatchResult, out: Path | None) -> None:
         timed = bool(stats.decision_ms)
         table.add_row(
             str(seat),
-            stats.label,
+            escape(stats.label),
             str(stats.score),
             str(stats.wins),
             str(stats.draws),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.engine import Engine
 
@@ -392,7 +393,7 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
         faults = tournament.arena_faults if tournament is not None else None
         click.echo(json.dumps(standings_json(shown, rows, faults, progress), indent=1))
         return
-    table = Table(title=f"Standings{f': {name}' if name else ''}")
+    table = Table(title=f"Standings{f': {escape(name)}' if name else ''}")
     headers = ("rank", "bot", "owner", "rating", "mu", "sigma", "P(>next)", "rank 95%", "games",
                "wins", "score/game", "made 9", "made 5", "made 2", "faults")  # fmt: skip
     for header in headers:
@@ -404,7 +405,7 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
 
     for row in rows:
         table.add_row(
-            str(row.rank), row.bot, row.owner, f"{row.conservative:.2f}", f"{row.mu:.2f}",
+            str(row.rank), escape(row.bot), row.owner, f"{row.conservative:.2f}", f"{row.mu:.2f}",
             f"{row.sigma:.2f}",
             rate(row.p_above_next), rank_span(row), str(row.games), str(row.wins),
             f"{row.mean_score:+.2f}", rate(row.made_9), rate(row.made_5), rate(row.made_2),
