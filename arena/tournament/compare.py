@@ -43,6 +43,7 @@ from arena.ratings.sprt import SprtSettings, SprtState, Verdict, run_sequentiall
 from arena.referee.timecontrol import TimeControl
 from arena.storage.database import StorageError
 from arena.storage.models import BotVersion, Tournament
+from arena.storage.runner_lock import runner_lock
 from arena.storage.version_tests import save_version_test, version_test_spec
 from arena.tournament.deals import board_seeds, deal_secret
 from arena.tournament.executor import Executor, ExecutorError, LocalProcessExecutor
@@ -354,7 +355,20 @@ async def run_version_test(
     :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault),
         or the executor returns with a board unplayed.
     :raises arena.storage.StorageError: for a database failure.
+    :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     """
+    with runner_lock(engine, spec.tournament_id, spec.tournament):
+        return await _run_version_test(engine, spec, executor, on_board, boards_at_once)
+
+
+async def _run_version_test(
+    engine: Engine,
+    spec: VersionTestSpec,
+    executor: Executor | None,
+    on_board: Callable[[SprtState], None] | None,
+    boards_at_once: int | None,
+) -> VersionTestResult:
+    """:func:`run_version_test` once its runner lock is held."""
     tournament = _tournament(engine, spec)
     tournament_id = spec.tournament_id
     versions = storage.entries(engine, tournament_id)

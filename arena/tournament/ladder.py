@@ -39,6 +39,7 @@ from sqlalchemy.engine import Engine
 from arena import storage
 from arena.ratings.trueskill_model import DEFAULT_MODEL
 from arena.storage.models import BotVersion, Tournament
+from arena.storage.runner_lock import runner_lock
 from arena.tournament.deals import board_seeds, matchmaking_seed
 from arena.tournament.executor import Executor, LocalProcessExecutor
 from arena.tournament.formats import Ladder, ScheduledGame
@@ -206,22 +207,38 @@ async def run_ladder(
     :raises NotALadderError: if *name* is not a ladder.
     :raises arena.storage.StorageError: if there is no such tournament.
     :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault).
+    :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     """
     tournament = storage.get_tournament(engine, name)
     if tournament.format != storage.LADDER_FORMAT:
         raise NotALadderError(f"{name!r} is a {tournament.format}, not a ladder")
+    with runner_lock(engine, storage.row_id(tournament), name):
+        # Resumed under the lock: what is still to play is only known once no one else plays.
+        return await _play(engine, tournament, executor, on_progress, follow=follow)
+
+
+async def _play(
+    engine: Engine,
+    tournament: Tournament,
+    executor: Executor | None,
+    on_progress: Callable[[LadderProgress], None] | None,
+    *,
+    follow: bool,
+) -> LadderProgress:
+    """:func:`run_ladder` once its runner lock is held."""
+    name = tournament.name
     ladder = _Ladder(engine, tournament, follow)
     executor = executor or LocalProcessExecutor()
     resumed = ladder.resumed_jobs()
     if resumed:
         LOGGER.info("ladder %s: resuming %d game(s) of stored matches", name, len(resumed))
-    storage.set_status(engine, ladder.id, "running")
 
     def stored(job: GameJob, record: dict[str, Any]) -> None:
         ladder.store(job, record)
         if on_progress is not None:
             on_progress(ladder.progress)
 
+    storage.set_status(engine, ladder.id, "running")
     if on_progress is not None:
         on_progress(ladder.progress)
     try:

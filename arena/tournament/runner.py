@@ -23,6 +23,7 @@ from arena import storage
 from arena.game.rules import RuleSet
 from arena.referee.process import DEFAULT_LOG_CAP
 from arena.storage.models import BotVersion, Tournament
+from arena.storage.runner_lock import runner_lock
 from arena.tournament.deals import table_seeds
 from arena.tournament.executor import Executor, LocalProcessExecutor
 from arena.tournament.formats import ScheduledGame, get_format
@@ -136,15 +137,32 @@ async def run_tournament(
     """Play every game of tournament *name* that is not stored yet, storing each as it ends.
 
     A game the arena itself failed is counted as an arena fault, not stored or rated, and
-    played again (the executor gives up after a few in a row).
+    played again (the executor gives up after a few in a row). One runner plays a
+    tournament at a time (:mod:`arena.storage.runner_lock`).
 
     :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault).
+    :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     """
-    tournament, schedule, jobs = plan(engine, name)
+    found = storage.get_tournament(engine, name)
+    with runner_lock(engine, storage.row_id(found), found.name):
+        # Planned under the lock: what is still to play is only known once no one else plays.
+        tournament, schedule, jobs = plan(engine, name)
+        executor = executor or LocalProcessExecutor()
+        return await _run(engine, tournament, schedule, jobs, executor, on_progress)
+
+
+async def _run(
+    engine: Engine,
+    tournament: Tournament,
+    schedule: Sequence[ScheduledGame],
+    jobs: list[GameJob],
+    executor: Executor,
+    on_progress: Callable[[RunProgress], None] | None,
+) -> RunProgress:
+    """:func:`run_tournament` once its runner lock is held."""
     tournament_id = storage.row_id(tournament)
     versions = storage.entries(engine, tournament_id)
     by_index = {game.schedule_index: game for game in schedule}
-    executor = executor or LocalProcessExecutor()
     board_size = get_format(tournament.format).board_size
     progress = RunProgress(len(schedule) - len(jobs), len(schedule), 0, 0.0)
     start = time.perf_counter()
