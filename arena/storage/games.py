@@ -365,6 +365,23 @@ def game_count(engine: Engine, tournament_id: int, bot_version_id: int | None = 
 
 
 @database_errors
+def games_in_range(engine: Engine, tournament_id: int, start: int, stop: int) -> int:
+    """Stored games of a tournament with schedule index in ``start .. stop - 1``: whether a
+    deal group (:func:`arena.tournament.deal_groups.deal_group`) is all played, so that
+    its cards may be shown."""
+    statement = (
+        sa_select(func.count())
+        .select_from(Game)
+        .where(
+            col(Game.tournament_id) == tournament_id,
+            col(Game.schedule_index) >= start,
+            col(Game.schedule_index) < stop,
+        )
+    )
+    return int(read_rows(engine, statement)[0][0])
+
+
+@database_errors
 def game_row(engine: Engine, game_id: int) -> GameRow | None:
     """One stored game without its record, or ``None``."""
     found = _game_rows(engine, read_rows(engine, _HEADER.where(col(Game.id) == game_id)))

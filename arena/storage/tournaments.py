@@ -331,6 +331,8 @@ class TournamentInfo:
     shuffle: str = HMAC_SHUFFLE
     arena_faults: int = 0
     """Games the arena itself failed (replayed, never rated)."""
+    deal_scope: str = BOARD_DEALS
+    """Which games share a deal key (:attr:`arena.storage.models.TournamentBase.deal_scope`)."""
 
     @property
     def predictable(self) -> bool:
@@ -388,6 +390,7 @@ def tournament_overview(engine: Engine) -> list[TournamentInfo]:
             entrant_ids=tuple(i for i, _ in entrants.get(row_id(t), [])),
             shuffle=t.shuffle,
             arena_faults=t.arena_faults,
+            deal_scope=t.deal_scope,
         )
         for t in list_tournaments(engine)
     ]

@@ -136,16 +136,22 @@ if not history:
     st.success(f"No fault recorded for {md(bot.name)}.")
 else:
     st.caption(f"The latest {len(history)} fault(s) of any version, newest first.")
+    by_name = {t.name: t for t in data.tournaments(url)}
     for fault in history:
         title = (
             f"{md(fault.bot)} · {md(fault.tournament)} game #{fault.schedule_index} "
             f"(id {fault.game_id}) · hand {fault.hand} · {md(fault.decision)}: {md(fault.kind)}"
         )
+        # A fault's detail and the bot's stderr may name cards of deals still to be played.
+        held = data.held_back(url, by_name[fault.tournament], fault.schedule_index)
         with st.expander(title):
-            st.markdown(f"**{md(fault.kind)}**: {md(fault.detail)}")
+            if held is not None:
+                st.info(held.notice())
+            else:
+                st.markdown(f"**{md(fault.kind)}**: {md(fault.detail)}")
             if fault.autopilot:
                 st.caption("The referee's autopilot played the seat for the rest of the game.")
-            if fault.stderr_tail:
+            if fault.stderr_tail and held is None:
                 st.markdown("stderr (last lines):")
                 st.code(fault.stderr_tail, language=None)
             st.page_link(

@@ -19,7 +19,8 @@ PENDING = "_play_now_pending"
 st.caption(
     "One duplicate board (the same secret deals under all 6 seatings) of the latest versions "
     "of three bots, stored as its own tournament: unranked, since it moves no other "
-    "tournament's standings. Its first game opens in **Replays** as soon as it is stored."
+    "tournament's standings. Its first game opens in **Replays** as soon as it is stored; "
+    "its cards show once all 6 seatings are played (they share the deals)."
 )
 visitor = auth.visitor()
 if visitor is None or not visitor.is_organiser:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from arena.game.record import RecordError
 from arena.game.steps import Replay
-from arena.storage import GameRow, StorageError
+from arena.storage import GameRow, StorageError, TournamentInfo
 from dashboard import data, render
 from dashboard.text import md
 
@@ -106,6 +106,25 @@ game_id = filters[2].selectbox(
 game = by_id[game_id]
 st.query_params["game"] = str(game_id)
 
+
+def _held_back_notice(tournament: TournamentInfo, schedule_index: int) -> None:
+    """Say why the picked game's cards are not shown; once its deal group is all stored,
+    rerun the page to replay it (polled while the tournament runs)."""
+    held = data.held_back(url, tournament, schedule_index)
+    if held is None:
+        st.rerun()
+    else:
+        st.info(held.notice())
+
+
+# The other seatings of a board are dealt the same cards: until they are all stored, this
+# game's cards (and its record: hands, steps, faults, seed) would show them in advance.
+if data.held_back(url, tournament, game.schedule_index) is not None:
+    st.markdown(f"**{md(tournament.name)}** game #{game.schedule_index} · secret deals")
+    poll = 2 if progress.status == "running" else None
+    st.fragment(_held_back_notice, run_every=poll)(tournament, game.schedule_index)
+    st.stop()
+
 try:
     replay: Replay = data.replay(url, game_id)
 except (RecordError, StorageError) as exc:
@@ -119,7 +138,9 @@ if st.session_state.get("replay_game") != game_id:
     st.session_state["replay_step"] = 0
 result = ", ".join(f"seat {w} ({md(game.players[w])})" for w in game.winners)
 # A board's key would let a viewer deal the hands its other seatings have still to play:
-# it is shown once the tournament is over (or when the deals were predictable anyway).
+# it is shown once the tournament is over (or when the deals were predictable anyway). A
+# game's cards give its deals away as well: they are held back above until every game
+# dealt alike is stored (dashboard.data.held_back).
 seed_shown = (
     f"seed {replay.record.get('seed')}"
     if tournament.status == "finished" or tournament.predictable

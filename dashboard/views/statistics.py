@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from arena.storage import DEFAULT_SAMPLE, TRUMPS
+from arena.storage import DEFAULT_SAMPLE, TRUMPS, FaultRow, TournamentInfo
 from dashboard import data
 from dashboard.text import md
 
@@ -23,6 +23,13 @@ if progress.stored == 0:
     st.info(f"**{md(tournament.name)}** has no stored game yet.")
     st.stop()
 st.caption(f"**{md(tournament.name)}**: {progress.stored} of {progress.total} games stored.")
+
+
+def _detail(fault: FaultRow, tournament: TournamentInfo) -> str:
+    """A fault's detail, unless it may name cards of deals still to be played."""
+    held = data.held_back(url, tournament, fault.schedule_index)
+    return fault.detail if held is None else "held back: " + held.notice()
+
 
 head, seats, faults = st.tabs(["Head to head", "By seat", "Faults"])
 
@@ -195,7 +202,7 @@ with faults:
                     "Hand": [f.hand for f in details],
                     "Decision": [f.decision for f in details],
                     "Kind": [f.kind for f in details],
-                    "Detail": [f.detail for f in details],
+                    "Detail": [_detail(f, tournament) for f in details],
                 }
             ),
             hide_index=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,15 @@ def test_every_page_in_a_real_browser(page: Any, server: str, seeded: Seeded) ->
     _shot(page, "5-tournaments")
 
 
+def _wait_for_more_than(cards: Any, least: int, timeout_s: float = 30.0) -> None:
+    """Wait until *cards* (a locator) matches more than *least* elements: the step's
+    caption can be drawn a moment before the table of cards beside it."""
+    deadline = time.monotonic() + timeout_s
+    while cards.count() <= least:
+        assert time.monotonic() < deadline, f"{cards.count()} cards shown, wanted > {least}"
+        time.sleep(0.1)
+
+
 def test_step_through_a_replay(page: Any, server: str, seeded: Seeded) -> None:
     faulted_index, seat = seeded.faulted[0]
     game_id = seeded.game_ids[faulted_index]
@@ -130,7 +140,7 @@ def test_step_through_a_replay(page: Any, server: str, seeded: Seeded) -> None:
     for number in range(3, 12):
         page.get_by_role("button", name="Next").click()
         page.get_by_text(f"Step {number} of").wait_for()
-    assert page.locator(".a952 .card[data-card]").count() > 40  # all cards face up
+    _wait_for_more_than(page.locator(".a952 .card[data-card]"), 40)  # all cards face up
     _no_exception(page)
     _shot(page, "7-replay-all-cards")
 
@@ -142,7 +152,7 @@ def test_step_through_a_replay(page: Any, server: str, seeded: Seeded) -> None:
     page.get_by_text("this view").wait_for()
     page.get_by_text("hidden", exact=False).first.wait_for()
     # The seat sees its own 16-ish cards plus what was played, never the others' hands.
-    assert page.locator(".a952 .seat .card.back").count() > 10
+    _wait_for_more_than(page.locator(".a952 .seat .card.back"), 10)
     _no_exception(page)
     _shot(page, "8-replay-seat-view")
 

@@ -59,6 +59,7 @@ CALLS: dict[str, Callable[[Engine], Any]] = {
     "fault_counts": lambda e: storage.fault_counts(e, 1),
     "faults": lambda e: storage.faults(e, tournament_id=1),
     "game_count": lambda e: storage.game_count(e, 1, 2),
+    "games_in_range": lambda e: storage.games_in_range(e, 1, 0, 6),
     "game_page": lambda e: storage.game_page(e, 1, bot_version_id=2),
     "game_record": lambda e: storage.game_record(e, 1),
     "game_row": lambda e: storage.game_row(e, 1),

@@ -17,6 +17,7 @@ from arena.storage import (
     GameAlreadyStored,
     StorageError,
     game_record,
+    games_in_range,
     progress,
     rating_history,
     ratings,
@@ -390,3 +391,20 @@ def test_parallel_writers_end_with_the_in_order_ratings(
         assert current[bot][:2] == pytest.approx((rating.mu, rating.sigma), rel=1e-12)
         assert current[bot][3] == max(i for i, (seats, _) in enumerate(games) if bot in seats)
     assert len(_snapshots(engine, tournament)) == 16 * 3
+
+
+def test_games_in_range_counts_one_tournaments_stored_indexes_half_open(
+    engine: Engine, records: list[dict[str, Any]]
+) -> None:
+    bots = make_bots(engine, 3)
+    first = make_tournament(engine, bots, games_total=12)
+    other = make_tournament(engine, bots, games_total=12, name="t2")
+    assert first.id is not None and other.id is not None
+    for index in (0, 2, 5, 6):
+        store(engine, first, index, bots, records[index])
+    store(engine, other, 3, bots, records[3])  # another tournament's game is not counted
+    assert games_in_range(engine, first.id, 0, 6) == 3
+    assert games_in_range(engine, first.id, 6, 12) == 1
+    assert games_in_range(engine, first.id, 2, 5) == 1  # stop is excluded, start is not
+    assert games_in_range(engine, first.id, 3, 5) == 0
+    assert games_in_range(engine, other.id, 0, 6) == 1

@@ -1,0 +1,223 @@
+"""While a tournament with secret deals runs, a stored game's cards are held back until
+every game dealt alike (the other seatings of its board) is stored: on the Replays page
+(picked or ``?game=`` deep link, organisers too) and in fault details, which may name
+cards. Each test's control shows the same game in full once nothing is left to hide."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from sqlalchemy.engine import Engine
+from streamlit.testing.v1 import AppTest
+
+from arena import storage
+from arena.game.dealing import secret_from_seed
+from arena.game.record import game_record
+from arena.game.rules import PRESETS
+from arena.storage.models import BOARD_DEALS, TABLE_DEALS
+from arena.tournament.deals import table_seeds
+from arena.tournament.formats import RoundRobin, ScheduledGame
+from arena.tournament.runner import store_game
+from tests.dashboard.accounts_support import add_account, log_in
+from tests.dashboard.seed import BOTS, STDERR, manifest, play
+from tests.dashboard.test_pages import texts
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+FAULTED = 7
+"""The schedule index of the stored game with a fault (table 1's board, seating 1)."""
+DETAIL = "seat 0 does not hold TS"
+
+
+@dataclass
+class Cup:
+    """A 4-bot, 1-board round robin with secret deals; games 0-5 and 6-8 are stored."""
+
+    engine: Engine
+    tournament_id: int
+    schedule: list[ScheduledGame]
+    ids: list[int]
+    game_ids: dict[int, int]
+    """Schedule index -> stored game id."""
+    organiser_password: str = ""
+
+    def store(self, index: int) -> None:
+        """Play and store game *index* as the runner would (the fault game with a fault)."""
+        game = self.schedule[index]
+        seats = [self.ids[e] for e in game.entrants]
+        state = play("classic", game.seed, game.first_dealer, [BOTS[e][1] for e in game.entrants])
+        fault = {
+            "seat": 0,
+            "hand": 1,
+            "decision": "play",
+            "kind": "illegal",
+            "detail": DETAIL,
+            "autopilot": True,
+            "stderr_tail": STDERR,
+        }
+        faults = [fault] if index == FAULTED else []
+        record = game_record(state, [f"{BOTS[e][0]}@1.0" for e in game.entrants], faults)
+        store_game(self.engine, self.tournament_id, game, seats, record, 6)
+        self.game_ids[index] = storage.tournament_game_ids(self.engine, self.tournament_id)[-1]
+
+    def set_status(self, status: str) -> None:
+        storage.set_status(self.engine, self.tournament_id, status)
+        st.cache_data.clear()  # the dashboard's cached lists see it now
+
+
+def _make_cup(tmp_path: Path, deal_scope: str, seed: int | None) -> Cup:
+    engine = storage.open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    ids = []
+    for name, _ in BOTS:
+        digest = hashlib.sha256(name.encode()).hexdigest()
+        version, _ = storage.add_bot_version(engine, manifest(name), digest, f"/bots/{name}")
+        ids.append(storage.row_id(version))
+    secret = secrets.token_bytes(32) if seed is None else secret_from_seed(seed)
+    schedule = RoundRobin().schedule(
+        len(ids), 1, table_seeds("hmac-sha256/1", None, secret.hex(), deal_scope)
+    )
+    created = storage.create_tournament(
+        engine,
+        name="cup",
+        ruleset="classic",
+        rules_json=json.dumps(PRESETS["classic"].to_json()),
+        time_control="decision=1000,bank=10000,grace=50,startup=10000",
+        boards=1,
+        seed=seed,
+        rating_mode="board",
+        entries=ids,
+        games_total=len(schedule),
+        deal_secret=secret,
+        deal_scope=deal_scope,
+    )
+    cup = Cup(engine, storage.row_id(created), schedule, ids, {})
+    for index in range(9):
+        cup.store(index)
+    cup.set_status("running")
+    return cup
+
+
+MakeCup = Callable[..., Cup]
+
+
+@pytest.fixture
+def make_cup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MakeCup]:
+    """``make_cup(deal_scope=..., seed=...)``: the cup, served by the dashboard."""
+    made: list[Cup] = []
+
+    def make(deal_scope: str = TABLE_DEALS, seed: int | None = None) -> Cup:
+        cup = _make_cup(tmp_path, deal_scope, seed)
+        monkeypatch.setenv("ARENA_DB", str(cup.engine.url))
+        monkeypatch.setenv("ARENA_DATA", str(tmp_path / "data"))
+        made.append(cup)
+        return cup
+
+    yield make
+    for cup in made:
+        cup.engine.dispose()
+    st.cache_data.clear()
+
+
+def _open(page: str, **query: str) -> AppTest:
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.query_params.update({"tournament": "cup", **query})
+    app.run()
+    app.switch_page(f"views/{page}.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def _replay(cup: Cup, index: int, organiser: bool = False) -> AppTest:
+    """The Replays page deep-linked to game *index* of the cup."""
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.query_params.update({"tournament": "cup", "game": str(cup.game_ids[index])})
+    app.run()
+    if organiser:
+        if not cup.organiser_password:
+            cup.organiser_password = add_account(cup.engine, "org", "organiser")
+        log_in(app, "org", cup.organiser_password)
+    app.switch_page("views/replays.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.selectbox(key="replay_pick").value == cup.game_ids[index]
+    return app
+
+
+def _cards_shown(app: AppTest) -> bool:
+    """Whether the page replays a game: cards, view choice, step buttons, hands table."""
+    cards = any("data-card=" in str(h.value) for h in app.html)
+    views = any(r.key == "replay_view" for r in app.radio)
+    steps = any(b.label in ("Next", "Back") for b in app.button)
+    shown = texts(app)
+    words = "Step 1 of" in shown
+    assert cards == views == steps == words == bool(app.dataframe), texts(app)  # all or none
+    return cards
+
+
+def _assert_held_back(app: AppTest, stored: int, total: int) -> None:
+    assert not _cards_shown(app)
+    (notice,) = [i.value for i in app.info if "held back" in str(i.value)]
+    assert f"({stored} of {total} stored)" in notice
+    assert STDERR not in texts(app) and DETAIL not in texts(app)
+
+
+@pytest.mark.parametrize("organiser", [False, True])
+@pytest.mark.parametrize("status", ["running", "interrupted"])
+def test_a_game_of_an_unfinished_deal_group_shows_no_cards(
+    make_cup: MakeCup, status: str, organiser: bool
+) -> None:
+    cup = make_cup()
+    cup.set_status(status)
+    _assert_held_back(_replay(cup, FAULTED, organiser), 3, 6)
+    # The control: in the same tournament, a table whose 6 seatings are all stored replays.
+    assert _cards_shown(_replay(cup, 2, organiser))
+
+
+@pytest.mark.parametrize("ending", ["group complete", "finished"])
+def test_the_same_game_replays_once_nothing_is_left_to_hide(make_cup: MakeCup, ending: str) -> None:
+    cup = make_cup()
+    _assert_held_back(_replay(cup, FAULTED), 3, 6)
+    if ending == "finished":
+        cup.set_status("finished")
+    else:
+        for index in (9, 10, 11):
+            cup.store(index)
+        st.cache_data.clear()
+    app = _replay(cup, FAULTED)
+    assert _cards_shown(app)
+    assert DETAIL in texts(app) and STDERR in texts(app)
+
+
+def test_predictable_deals_are_not_held_back(make_cup: MakeCup) -> None:
+    cup = make_cup(seed=5)
+    assert _cards_shown(_replay(cup, FAULTED))
+
+
+def test_board_deals_hold_back_until_every_table_played_the_board(make_cup: MakeCup) -> None:
+    # Board 0 is dealt alike at all 4 tables: table 0's seatings are all stored, but 15
+    # games of the board are still to be played elsewhere.
+    cup = make_cup(deal_scope=BOARD_DEALS)
+    _assert_held_back(_replay(cup, 2), 9, 24)
+
+
+def test_fault_details_are_held_back_with_the_cards(make_cup: MakeCup) -> None:
+    cup = make_cup()
+    assert cup.schedule[FAULTED].entrants[0] == 0  # the faulty seat 0 is alpha
+    bots = _open("bots", bot="alpha")
+    assert [e for e in bots.expander if f"game #{FAULTED}" in e.label]  # listed, but:
+    assert "held back" in texts(bots) and "(3 of 6 stored)" in texts(bots)
+    assert STDERR not in texts(bots) and DETAIL not in texts(bots)
+    statistics = _open("statistics")
+    details = statistics.dataframe[-1].value
+    assert list(details["#"]) == [FAULTED]
+    assert details["Detail"][0].startswith("held back")
+
+    # The control: the tournament over, the same pages show the fault in full.
+    cup.set_status("finished")
+    assert STDERR in texts(_open("bots", bot="alpha"))
+    assert list(_open("statistics").dataframe[-1].value["Detail"]) == [DETAIL]
