@@ -9,6 +9,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -527,23 +528,24 @@ def export_command(name: str, out: Path, db: str | None, data: Path | None) -> N
         stored = tournament_record_texts(engine, storage.row_id(tournament))
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    _check_records(tournament.name, stored)
+    records = _checked_records(tournament.name, stored)
     prepare_out_dir(out)
-    _write_records(out, tournament.name, stored)
+    _write_records(out, tournament.name, records)
     pattern = f"{export_stem(tournament.name)}-NNNNNN.json"
     click.echo(f"wrote {len(stored)} record(s) to {out} as {pattern}")
 
 
-def _check_records(tournament: str, stored: list[RecordText]) -> None:
-    """Load and check every record before anything is written, so a damaged one leaves no
-    half export behind that looks whole.
+def _checked_records(tournament: str, stored: list[RecordText]) -> list[tuple[int, Any]]:
+    """``(schedule_index, record)`` of every record, each loaded and checked before
+    anything is written, so a damaged one leaves no half export behind that looks whole.
 
     :raises click.ClickException: naming the first damaged game and how many there are.
     """
+    records: list[tuple[int, Any]] = []
     damaged: list[RecordError] = []
     for item in stored:
         try:
-            load_record(item.text, game=str(item.game_id))
+            records.append((item.schedule_index, load_record(item.text, game=str(item.game_id))))
         except RecordError as exc:
             damaged.append(exc)
     if damaged:
@@ -551,9 +553,10 @@ def _check_records(tournament: str, stored: list[RecordText]) -> None:
             f"tournament {shown_name(tournament)}: {len(damaged)} of {len(stored)} stored "
             f"record(s) damaged, nothing written; the first: {_one_line(str(damaged[0]))}"
         )
+    return records
 
 
-def _write_records(out: Path, tournament: str, stored: list[RecordText]) -> None:
+def _write_records(out: Path, tournament: str, records: list[tuple[int, Any]]) -> None:
     """Write the (checked) records into a staging folder inside *out*, then move them into
     place: a failed write (disk full) leaves the earlier contents of *out* as they were.
 
@@ -563,19 +566,17 @@ def _write_records(out: Path, tournament: str, stored: list[RecordText]) -> None
     staging: Path | None = None
     try:
         staging = Path(tempfile.mkdtemp(prefix=".arena-export-", dir=out))
-        for item in stored:
-            text = json.dumps(json.loads(item.text), indent=1) + "\n"
-            (staging / export_file_name(tournament, item.schedule_index)).write_text(
-                text, encoding="utf-8"
-            )
-        for item in stored:
-            file_name = export_file_name(tournament, item.schedule_index)
+        names = [export_file_name(tournament, index) for index, _ in records]
+        for file_name, (_, record) in zip(names, records, strict=True):
+            text = json.dumps(record, indent=1) + "\n"
+            (staging / file_name).write_text(text, encoding="utf-8")
+        for file_name in names:
             (staging / file_name).replace(out / file_name)
             moved += 1
     except OSError as exc:
         raise click.ClickException(
             f"cannot write the records to {out}: {exc.strerror or type(exc).__name__} "
-            f"({moved} of {len(stored)} files in place)"
+            f"({moved} of {len(records)} files in place)"
         ) from None
     finally:
         if staging is not None:

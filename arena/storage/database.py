@@ -149,22 +149,26 @@ MIGRATION_TABLE: Final = "alembic_version"
 """The table every arena database has from its first migration on."""
 
 
+def _another_programs(tables: set[str]) -> bool:
+    """True for a database with tables but not the arena's migration table: another
+    program's, given by a mistyped ``--db``, which must not be changed."""
+    return bool(tables) and MIGRATION_TABLE not in tables
+
+
 def _another_programs_tables(cursor: sqlite3.Cursor) -> bool:
-    """True if this SQLite file holds tables but not the arena's migration table: another
-    program's database, given by a mistyped ``--db``, which must not be changed (the
-    switch to WAL mode is written into the file)."""
+    """:func:`_another_programs` for a SQLite file, before SQLAlchemy has a connection
+    (the switch to WAL mode is written into the file)."""
     cursor.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     )
-    names = {row[0] for row in cursor.fetchall()}
-    return bool(names) and MIGRATION_TABLE not in names
+    return _another_programs({row[0] for row in cursor.fetchall()})
 
 
 def _refuse_another_programs_database(connection: Connection, url: URL) -> None:
     """:raises StorageError: if the database holds tables but not the arena's migration
     table. Migrating would add the arena's tables to another program's database."""
     names = set(inspect(connection).get_table_names())
-    if names and MIGRATION_TABLE not in names:
+    if _another_programs(names):
         raise StorageError(
             f"cannot open database {_shown(url)}: it holds {len(names)} table(s) of another "
             "program and none of the arena's; give an arena database or a new one"

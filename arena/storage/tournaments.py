@@ -31,6 +31,7 @@ from arena.game.rules import RuleSet, RuleSetError
 from arena.storage.database import (
     StorageError,
     database_errors,
+    one_line,
     read_rows,
     read_session,
     write_session,
@@ -200,19 +201,13 @@ def stored_rules(tournament: Tournament) -> RuleSet:
     try:
         data = json.loads(tournament.rules)
     except (ValueError, RecursionError) as exc:
-        raise StorageError(f"{where}: not JSON ({_first_line(exc)})") from None
+        raise StorageError(f"{where}: not JSON ({one_line(exc)[:200]})") from None
     if not isinstance(data, dict):
         raise StorageError(f"{where}: not a JSON object")
     try:
         return RuleSet.from_json(data, name=tournament.ruleset)
     except RuleSetError as exc:
-        raise StorageError(f"{where}: {_first_line(exc)}") from None
-
-
-def _first_line(exc: BaseException) -> str:
-    """The first line of *exc*'s message, at most 200 characters."""
-    text = str(exc).strip().splitlines()
-    return text[0][:200] if text else type(exc).__name__
+        raise StorageError(f"{where}: {one_line(exc)[:200]}") from None
 
 
 def lock_tournament(session: Session, tournament_id: int) -> Tournament:
