@@ -231,9 +231,11 @@ def submit_bot(
     """Store a new version of the bot at *path* for *submitter* (default: the host's
     ``local`` organiser), submitted *via* ``cli`` or ``dashboard``; ``(version, created)``.
 
-    A name another user owns is refused before anything is copied or built, and again
-    when the version is stored (:func:`arena.storage.add_bot_version` checks the owner in
-    its transaction), so a refused submission stores nothing.
+    A name another user owns, or a new name that looks like a stored bot's (``Greedy_Bot``
+    beside ``greedy_bot``: :mod:`arena.storage.names`), is refused before anything is
+    copied or built, and again when the version is stored
+    (:func:`arena.storage.add_bot_version` checks in its transaction), so a refused
+    submission stores nothing.
 
     ``created`` is False when the files equal the latest stored version's. *build_network*
     lets the build step reach the network (never the host's loopback); ``None`` follows
@@ -252,12 +254,12 @@ def submit_bot(
     except ManifestError as exc:
         raise SubmitError(str(exc)) from None
     try:
-        if submitter is not None:
-            check_may_submit(engine, submitter, manifest.name)
+        check_may_submit(engine, submitter, manifest.name)
+        # Exactly this name: the check above refused a look-alike of a stored one.
+        latest = storage.latest_version(engine, manifest.name, exact=True)
     except StorageError as exc:
         raise SubmitError(str(exc)) from None
     source_digest = checksum(manifest.directory)
-    latest = storage.latest_version(engine, manifest.name)
     if latest is not None and _same_files(latest, source_digest):
         return latest, False
     bots_dir = data_dir / "bots" / manifest.name

@@ -34,7 +34,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from arena.accounts import logins
 from arena.storage import Actor, StorageError
-from dashboard import data, remember
+from arena.web.clients import UNKNOWN
+from dashboard import data, guard, remember
 
 LOGGER = logging.getLogger(__name__)
 
@@ -44,6 +45,9 @@ REFUSED_KEY: Final = "_arena_refused_identity"
 PRIVATE_VARIABLE: Final = "ARENA_DASHBOARD_PRIVATE"
 COOKIE_SCRIPT_KEY: Final = "_arena_cookie_script"
 """A script to run once in the page: set the login cookie, or clear it."""
+DEVICE_KEY: Final = "_arena_device"
+"""The device token a login in this tab was given (kept server-side, for this tab's later
+logins: the connection's cookies were read when it opened, before the device cookie)."""
 SPENT_COOKIE_KEY: Final = "_arena_spent_cookie"
 """A cookie token this browser session found dead: not checked again on every rerun."""
 
@@ -67,13 +71,45 @@ def single_sign_on() -> bool:
         return False
 
 
-def client_address() -> str:
-    """The visitor's address as the server sees it (the rate limit counts per address)."""
+def _facts() -> tuple[str | None, str | None]:
+    """The visitor's client key and page origin, as :mod:`dashboard.guard` set them."""
     try:
-        address = st.context.ip_address
+        return guard.facts(st.context.headers)
+    except Exception:  # outside a browser session (scripts, AppTest)
+        return None, None
+
+
+def client_address() -> str:
+    """The visitor's client key (the throttle counts per client): its address as the server
+    saw it after the trusted proxies, never a header the visitor chose."""
+    return _facts()[0] or UNKNOWN
+
+
+def page_origin() -> str | None:
+    """The origin the page was served from (a login counts only there); ``None`` outside a
+    guarded server."""
+    return _facts()[1]
+
+
+def login_origin() -> logins.Visitor:
+    """Where a login from this browser session comes from: its client key, its origin,
+    and its device token (from the device cookie, or from a login earlier in this tab,
+    whose cookie this session's connection predates)."""
+    client, origin = _facts()
+    device = _cookie(remember.DEVICE_COOKIE) or st.session_state.get(DEVICE_KEY)
+    return logins.Visitor(client or UNKNOWN, device if isinstance(device, str) else None, origin)
+
+
+def _cookie(name: str) -> str | None:
+    """The login cookie *name* of this browser, under the name it has over HTTPS
+    (``__Host-``) or HTTP, whichever the page was served by (a cookie under the other
+    name, planted from elsewhere, is ignored)."""
+    full = remember.cookie_name(name, remember.is_secure_origin(page_origin()))
+    try:
+        value = st.context.cookies.get(full)
     except Exception:  # outside a browser session (scripts, tests)
-        address = None
-    return address if isinstance(address, str) and address else "unknown"
+        return None
+    return value if isinstance(value, str) else None
 
 
 def current() -> Actor | None:
@@ -109,7 +145,7 @@ def _alive(token: str) -> logins.Session | None:
     """
     try:
         engine = data.engine()
-        session = logins.current(engine, token, policy())
+        session = logins.current(engine, token, policy(), origin=page_origin())
         if session is not None and not logins.provider_vouches(engine, session, _provider_email()):
             logins.log_out(engine, token)
             return None
@@ -124,11 +160,8 @@ def _from_cookie() -> Actor | None:
 
     :raises StorageError: if the database could not be asked.
     """
-    try:
-        token = st.context.cookies.get(remember.COOKIE)
-    except Exception:  # outside a browser session (scripts, tests)
-        token = None
-    if not isinstance(token, str) or token == st.session_state.get(SPENT_COOKIE_KEY):
+    token = _cookie(remember.COOKIE)
+    if token is None or token == st.session_state.get(SPENT_COOKIE_KEY):
         return None
     session = _alive(token)
     if session is None:
@@ -139,9 +172,12 @@ def _from_cookie() -> Actor | None:
     return session.actor
 
 
-def _remember(token: str) -> None:
-    """Have the page keep *token* in the login cookie (on the next run, see sidebar)."""
-    ticket = remember.TICKETS.issue(token)
+def _remember(session: logins.Session) -> None:
+    """Have the page keep *session*'s token in the login cookie, and its device token in
+    the device cookie (on the next run, see sidebar)."""
+    ticket = remember.TICKETS.issue(session.token, session.device)
+    if session.device is not None:
+        st.session_state[DEVICE_KEY] = session.device
     st.session_state[COOKIE_SCRIPT_KEY] = remember.post_script(remember.SESSION_PATH, ticket)
 
 
@@ -174,13 +210,13 @@ def _from_identity_provider() -> Actor | None:
     if st.session_state.get(REFUSED_KEY) == email:
         return None  # refused once in this browser session: not again on every rerun
     try:
-        session = logins.log_in_identity(data.engine(), email, client_address(), policy())
+        session = logins.log_in_identity(data.engine(), email, login_origin(), policy())
     except (logins.LoginRefused, StorageError) as exc:
         st.session_state[NOTICE_KEY] = str(exc)
         st.session_state[REFUSED_KEY] = email
         return None
     st.session_state[SESSION_KEY] = session.token
-    _remember(session.token)
+    _remember(session)
     return session.actor
 
 
@@ -234,14 +270,14 @@ def login_form(where: DeltaGenerator) -> None:
         submitted = st.form_submit_button("Log in")
     if submitted:
         try:
-            session = logins.log_in(data.engine(), name, password, client_address(), policy())
+            session = logins.log_in(data.engine(), name, password, login_origin(), policy())
         except logins.LoginRefused as exc:
             where.error(str(exc))
         except StorageError as exc:
             where.error(f"login failed: {exc}")
         else:
             st.session_state[SESSION_KEY] = session.token
-            _remember(session.token)
+            _remember(session)
             st.rerun()
 
 

@@ -18,9 +18,9 @@ from arena.storage.users import (
     Actor,
     UserInfo,
     create_user,
-    find_user,
     list_users,
     require_role,
+    resolve_user,
     set_disabled,
     set_password_hash,
 )
@@ -65,9 +65,10 @@ def disable_user(engine: Engine, by: Actor, name: str) -> None:
     :raises StorageError: for an unknown user, ``local`` or *by* itself.
     """
     require_role(by, "organiser", "disabling a user")
-    user = find_user(engine, name)
+    user = resolve_user(engine, name)
     if user is None:
         raise StorageError(f"no user named {name[:70]!r}")
+    name = user.name  # the stored spelling: `LOCAL` is `local`, and stays enabled
     if name == by.name:
         raise StorageError("you cannot disable yourself; ask another organiser")
     if name == LOCAL_ORGANISER:

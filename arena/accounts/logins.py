@@ -1,14 +1,15 @@
-"""Dashboard logins: checking a password, limiting failed tries, and sessions that end.
+"""Dashboard logins: checking a password, throttling failed tries, and sessions that end.
 
 The rules, all in :class:`LoginPolicy`:
 
-* **Rate limit.** Failed logins are counted per typed user name and per client address over
-  a sliding window (OWASP's Authentication Cheat Sheet: throttle per account and per
-  source). At the limit, the next try is refused without checking the password until the
-  oldest counted failure leaves the window. Refused tries are not counted again, so a
-  lock ends on its own; every verified try is kept in ``login_attempt``.
+* **Throttle.** :mod:`arena.accounts.throttle` decides which attempts wait: per (account,
+  client) pair with growing delays, per client, per account and over the whole arena, and
+  never for a browser that has logged in as that user before (its device cookie). A
+  refused try is not counted again, so every wait ends on its own; every verified try is
+  kept in ``login_attempt``.
 * **Sessions.** A login opens a session named by a 256-bit random token; the database keeps
-  only its SHA-256. A session ends after ``idle`` without use, after ``lifetime`` in any
+  only its SHA-256, and the web origin the login was made on: the session counts only
+  from that origin. A session ends after ``idle`` without use, after ``lifetime`` in any
   case, at logout, and when its user is disabled or gets a new password.
 * **No probing.** A wrong user name and a wrong password get the same message and cost the
   same argon2 verification.
@@ -23,33 +24,44 @@ import hashlib
 import logging
 import math
 import os
+import re
 import secrets
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
 from sqlalchemy import Engine
 
 from arena.accounts.passwords import verify
-from arena.storage.models import utcnow
+from arena.accounts.throttle import ThrottlePolicy, wait_for
+from arena.storage.logins import (
+    close_session,
+    device_known,
+    device_trusted,
+    failure_counts,
+    open_session,
+    record_login_attempt,
+    remember_device,
+    session_actor,
+)
+from arena.storage.models import User, utcnow
 from arena.storage.users import (
     USER_NAME,
     Actor,
+    AmbiguousName,
     actor_by_id,
-    close_session,
-    failures_since,
-    find_user,
     find_user_by_email,
-    open_session,
-    record_login_attempt,
-    session_actor,
+    resolve_user,
     set_password_hash,
 )
 
 LOGGER = logging.getLogger(__name__)
 
 TOKEN_BYTES: Final = 32
+TOKEN: Final = re.compile(r"[A-Za-z0-9_-]{43}")
+"""What :func:`secrets.token_urlsafe` makes of :data:`TOKEN_BYTES`: a session or device
+token from a cookie is looked up only if it has this form."""
 
 
 class LoginRefused(ValueError):
@@ -66,13 +78,9 @@ class LoginThrottled(LoginRefused):
 
 @dataclass(frozen=True)
 class LoginPolicy:
-    """How many failures are allowed and how long sessions live."""
+    """How failed logins are throttled and how long sessions live."""
 
-    window: timedelta = timedelta(minutes=15)
-    max_user_failures: int = 5
-    """Failed logins per user name within ``window`` before it is locked."""
-    max_client_failures: int = 20
-    """Failed logins per client address within ``window`` (whatever names it tries)."""
+    throttle: ThrottlePolicy = field(default_factory=ThrottlePolicy)
     idle: timedelta = timedelta(minutes=30)
     lifetime: timedelta = timedelta(hours=12)
 
@@ -110,6 +118,19 @@ IDENTITY_PROVIDER: Final = "oidc"
 
 
 @dataclass(frozen=True)
+class Visitor:
+    """Where a login comes from, as the web server established it (never as the visitor
+    claims it)."""
+
+    client: str
+    """The client's key (:func:`arena.web.clients.client_key`)."""
+    device: str | None = None
+    """The device cookie the browser presented, if any."""
+    origin: str | None = None
+    """The web origin of the page (scheme, host, port); the session counts only there."""
+
+
+@dataclass(frozen=True)
 class Session:
     """An open session: hand ``token`` back to :func:`current` on every request."""
 
@@ -117,6 +138,8 @@ class Session:
     actor: Actor
     method: str
     expires_at: datetime
+    device: str | None = None
+    """The device token the browser should keep in its device cookie (set by a login)."""
 
 
 def _typed(name: str) -> str:
@@ -127,49 +150,85 @@ def _typed(name: str) -> str:
 
 
 def token_hash(token: str) -> str:
-    """What the database keeps of a session token."""
+    """What the database keeps of a session or device token."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _account(engine: Engine, typed: str) -> User | None:
+    """The account a typed user name means: the one of that name, else the one stored name
+    it looks like (``Alice`` is ``alice``); ``None`` for none, or for a name that looks like
+    several (stored before names were compared), which logs nobody in."""
+    if not USER_NAME.fullmatch(typed):
+        return None
+    try:
+        return resolve_user(engine, typed)
+    except AmbiguousName:
+        return None
+
+
+def _device_hash(visitor: Visitor) -> str | None:
+    """The hash of the visitor's device token, if it brought a well-formed one."""
+    if visitor.device is None or not TOKEN.fullmatch(visitor.device):
+        return None
+    return token_hash(visitor.device)
+
+
+def _visitor(visitor: Visitor | str) -> Visitor:
+    return visitor if isinstance(visitor, Visitor) else Visitor(visitor)
 
 
 def log_in(
     engine: Engine,
     name: str,
     password: str,
-    client: str,
+    visitor: Visitor | str,
     policy: LoginPolicy = LoginPolicy(),
     now: datetime | None = None,
 ) -> Session:
-    """Check *name*'s *password* for a login from *client* and open a session.
+    """Check *name*'s *password* for a login by *visitor* (or from a bare client key) and
+    open a session.
 
-    :raises LoginThrottled: while the user name or the client is over its failure limit.
+    :raises LoginThrottled: while the throttle holds this attempt back (unchecked).
     :raises LoginRefused: for a wrong name or password, a disabled user, or no password set.
     :raises arena.storage.StorageError: if the database fails.
     """
     now = now or utcnow()
-    name = _typed(name)
-    _check_throttle(engine, name, client, policy, now)
-    user = find_user(engine, name) if USER_NAME.fullmatch(name) else None
+    visitor = _visitor(visitor)
+    typed = _typed(name)
+    user = _account(engine, typed)
+    # Counted under the account's own name: spelling it another way (another case, other
+    # separators, a look-alike letter) gives a guesser no other allowance.
+    name = user.name if user is not None else typed
+    device = _device_hash(visitor)
+    trusted = bool(device and user and user.id and device_trusted(engine, device, user.id))
+    since = now - policy.throttle.window
+    counts = failure_counts(engine, name, visitor.client, device, trusted, since)
+    wait = wait_for(policy.throttle, counts, trusted, now)
+    if wait is not None:
+        raise LoginThrottled(wait.message(), wait.retry_after)
+
+    def attempt(succeeded: bool) -> None:
+        record_login_attempt(engine, name, visitor.client, succeeded, now, device, trusted)
+
     ok, new_hash = verify(password, user.password_hash if user else None)
-    if user is None or not ok:
-        record_login_attempt(engine, name, client, succeeded=False, at=now)
-        LOGGER.warning("failed login for %r from %s", name[:64], client)
+    if user is None or user.id is None or not ok:
+        attempt(succeeded=False)
+        LOGGER.warning("failed login for %r from %s", name[:64], visitor.client)
         raise LoginRefused("wrong user name or password")
-    if user.disabled:
-        record_login_attempt(engine, name, client, succeeded=False, at=now)
-        raise LoginRefused(f"user {name} is disabled; ask an organiser")
-    record_login_attempt(engine, name, client, succeeded=True, at=now)
-    if new_hash is not None:
-        set_password_hash(engine, name, new_hash)
-    actor = actor_by_id(engine, user.id or 0)
+    actor = actor_by_id(engine, user.id)
     if actor is None:
+        attempt(succeeded=False)
         raise LoginRefused(f"user {name} is disabled; ask an organiser")
-    return _open(engine, actor, "password", policy, now)
+    attempt(succeeded=True)
+    if new_hash is not None:
+        set_password_hash(engine, name, new_hash, new_password=False)
+    return _open(engine, actor, "password", visitor, policy, now)
 
 
 def log_in_identity(
     engine: Engine,
     email: str,
-    client: str,
+    visitor: Visitor | str,
     policy: LoginPolicy = LoginPolicy(),
     now: datetime | None = None,
 ) -> Session:
@@ -178,21 +237,22 @@ def log_in_identity(
     :raises LoginRefused: when no enabled user has that address.
     """
     now = now or utcnow()
+    visitor = _visitor(visitor)
     if not email.strip() or any(unicodedata.category(c).startswith("C") for c in email):
         raise LoginRefused("the identity provider sent an unusable email address")
     user = find_user_by_email(engine, email)
     if user is None or user.id is None:
-        record_login_attempt(engine, email, client, succeeded=False, at=now)
+        record_login_attempt(engine, email, visitor.client, succeeded=False, at=now)
         raise LoginRefused(
             f"{email} has no arena account: ask an organiser for "
             "`arena user add NAME --role participant --email ADDRESS`"
         )
     actor = actor_by_id(engine, user.id)
     if actor is None:
-        record_login_attempt(engine, user.name, client, succeeded=False, at=now)
+        record_login_attempt(engine, user.name, visitor.client, succeeded=False, at=now)
         raise LoginRefused(f"user {user.name} is disabled; ask an organiser")
-    record_login_attempt(engine, user.name, client, succeeded=True, at=now)
-    return _open(engine, actor, IDENTITY_PROVIDER, policy, now)
+    record_login_attempt(engine, user.name, visitor.client, succeeded=True, at=now)
+    return _open(engine, actor, IDENTITY_PROVIDER, visitor, policy, now)
 
 
 def provider_vouches(engine: Engine, session: Session, email: str | None) -> bool:
@@ -213,15 +273,21 @@ def provider_vouches(engine: Engine, session: Session, email: str | None) -> boo
 
 
 def current(
-    engine: Engine, token: str, policy: LoginPolicy = LoginPolicy(), now: datetime | None = None
+    engine: Engine,
+    token: str,
+    policy: LoginPolicy = LoginPolicy(),
+    now: datetime | None = None,
+    origin: str | None = None,
 ) -> Session | None:
-    """The live session of *token*, or ``None`` once it has ended (it is then forgotten)."""
+    """The live session of *token* as seen from web *origin*, or ``None``: it has ended
+    (it is then forgotten), or it was made on another origin (it goes on there)."""
+    if not TOKEN.fullmatch(token):
+        return None
     now = now or utcnow()
     found = session_actor(engine, token_hash(token), now, now - policy.idle)
-    if found is None:
+    if found is None or found.origin != origin:
         return None
-    actor, method = found
-    return Session(token, actor, method, now + policy.idle)
+    return Session(token, found.actor, found.method, now + policy.idle)
 
 
 def log_out(engine: Engine, token: str) -> None:
@@ -229,25 +295,25 @@ def log_out(engine: Engine, token: str) -> None:
     close_session(engine, token_hash(token))
 
 
-def _open(engine: Engine, actor: Actor, method: str, policy: LoginPolicy, now: datetime) -> Session:
+def _open(
+    engine: Engine,
+    actor: Actor,
+    method: str,
+    visitor: Visitor,
+    policy: LoginPolicy,
+    now: datetime,
+) -> Session:
+    """Open a session for *actor* on *visitor*'s origin, and trust the visitor's browser
+    for *actor* from now on (its device token: the one it brought if the arena knows it,
+    else a new one, so a token planted by someone else is never made trusted)."""
     token = secrets.token_urlsafe(TOKEN_BYTES)
     expires_at = now + policy.lifetime
-    open_session(engine, token_hash(token), actor.id, method, expires_at)
+    open_session(engine, token_hash(token), actor.id, method, expires_at, visitor.origin)
+    brought = _device_hash(visitor)
+    if brought is not None and visitor.device is not None and device_known(engine, brought):
+        device = visitor.device
+    else:
+        device = secrets.token_urlsafe(TOKEN_BYTES)
+    remember_device(engine, token_hash(device), actor.id, now)
     LOGGER.info("%s logged in (%s)", actor.name, method)
-    return Session(token, actor, method, expires_at)
-
-
-def _check_throttle(
-    engine: Engine, name: str, client: str, policy: LoginPolicy, now: datetime
-) -> None:
-    since = now - policy.window
-    for count, oldest, limit, what in (
-        (*failures_since(engine, since, user_name=name), policy.max_user_failures, "this user"),
-        (*failures_since(engine, since, client=client), policy.max_client_failures, "your address"),
-    ):
-        if count >= limit and oldest is not None:
-            wait = max(oldest + policy.window - now, timedelta(seconds=1))
-            minutes = math.ceil(wait.total_seconds() / 60)
-            raise LoginThrottled(
-                f"too many failed logins for {what}: try again in {minutes} minute(s)", wait
-            )
+    return Session(token, actor, method, expires_at, device)

@@ -9,6 +9,7 @@ should be re-hashed.
 from __future__ import annotations
 
 import secrets
+import threading
 from functools import cache
 from typing import Final
 
@@ -17,6 +18,11 @@ from pwdlib.exceptions import PwdlibError
 
 PASSWORD_BYTES: Final = 18
 """Randomness of a generated password: 144 bits, 24 URL-safe characters."""
+MAX_CONCURRENT_VERIFICATIONS: Final = 2
+"""argon2 verifications running at once in this process; more wait their turn. Each takes
+64 MiB and about a CPU-tenth of a second, so a flood of logins (every one from a
+different address, which the throttle lets through) costs time, not memory or cores."""
+_VERIFYING: Final = threading.BoundedSemaphore(MAX_CONCURRENT_VERIFICATIONS)
 
 
 @cache
@@ -47,10 +53,11 @@ def verify(password: str, password_hash: str | None) -> tuple[bool, str | None]:
 
     A missing hash (no password set) still costs one verification, and never matches.
     """
-    if password_hash is None:
-        _hasher().verify(password, _decoy())
-        return False, None
-    try:
-        return _hasher().verify_and_update(password, password_hash)
-    except PwdlibError:  # a malformed or unknown stored hash refuses, never crashes
-        return False, None
+    with _VERIFYING:
+        if password_hash is None:
+            _hasher().verify(password, _decoy())
+            return False, None
+        try:
+            return _hasher().verify_and_update(password, password_hash)
+        except PwdlibError:  # a malformed or unknown stored hash refuses, never crashes
+            return False, None

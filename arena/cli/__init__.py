@@ -1,7 +1,9 @@
 """The ``arena`` command line.
 
 Every usage error (a bad flag, an unknown ruleset or policy) is reported as one line on
-stderr with exit code 2, so scripts and people both get a clear answer.
+stderr with exit code 2, so scripts and people both get a clear answer. Error and log
+lines may quote what bots and other users wrote: their terminal controls are shown as
+escapes (:mod:`arena.cli.terminal`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from arena.cli.dashboard import dashboard_command
 from arena.cli.doctor import doctor_command
 from arena.cli.match import match_command
 from arena.cli.simulate import simulate_command
+from arena.cli.terminal import safe_logging, safe_text
 from arena.cli.tournament import (
     export_command,
     ratings_group,
@@ -33,26 +36,39 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI, turning usage errors into one line and exit code 2."""
-    try:
-        code = cli.main(args=argv, prog_name="arena", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError as exc:
-        # A group named without a command (`arena`, `arena user`): its help, not an error.
-        click.echo(exc.format_message(), err=True)
-        return EXIT_USAGE
-    except click.UsageError as exc:
-        hint = f" ({exc.ctx.command_path} --help)" if exc.ctx is not None else ""
-        # Click words some errors over several lines (a choice's values, one per line).
-        message = " ".join(exc.format_message().split())
-        click.echo(f"arena: error: {message}{hint}", err=True)
-        return EXIT_USAGE
-    except click.ClickException as exc:
-        click.echo(f"arena: error: {exc.format_message()}", err=True)
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("arena: aborted", err=True)
-        return 130
+    """Entry point: run the CLI, turning usage errors into one line and exit code 2.
+
+    Every error message is printed through :func:`~arena.cli.terminal.safe_text`, here
+    and only here: a ``ClickException`` may quote a bot's stderr, a build's output or a
+    name someone else chose, and the commands raise them from many places. Log lines get
+    the same treatment from :func:`~arena.cli.terminal.safe_logging`.
+    """
+    with safe_logging():
+        try:
+            code = cli.main(args=argv, prog_name="arena", standalone_mode=False)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            # A group named without a command (`arena`, `arena user`): its help, not an
+            # error. The help is the arena's own text, laid out over many lines: shown as is.
+            click.echo(exc.format_message(), err=True)
+            return EXIT_USAGE
+        except click.UsageError as exc:
+            hint = f" ({exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+            # Click words some errors over several lines (a choice's values, one per line).
+            message = " ".join(exc.format_message().split())
+            _print_error(f"{message}{hint}")
+            return EXIT_USAGE
+        except click.ClickException as exc:
+            _print_error(exc.format_message())
+            return exc.exit_code
+        except click.exceptions.Abort:
+            click.echo("arena: aborted", err=True)
+            return 130
     return code if isinstance(code, int) else 0
+
+
+def _print_error(message: str) -> None:
+    """``arena: error: MESSAGE`` on stderr, every control in it shown as an escape."""
+    click.echo(f"arena: error: {safe_text(message)}", err=True)
 
 
 for command in (

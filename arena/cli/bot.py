@@ -8,14 +8,15 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from sqlalchemy.engine import Engine
 
 from arena import storage
 from arena.cli.common import resolve_ruleset, resolve_time_control
 from arena.cli.compare import compare_command
 from arena.cli.match import ensure_built
 from arena.cli.storage_options import data_dir, db_options, open_engine
+from arena.cli.terminal import Hanging, safe_markup, safe_text
 from arena.cli.users import acting_user, user_option
 from arena.game.dealing import SECRET_BYTES, board_key
 from arena.game.policies import RandomPolicy
@@ -24,6 +25,8 @@ from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.sandbox.build_sandbox import network_allowed
+from arena.storage.bots import name_collisions
+from arena.storage.database import StorageError
 from arena.submission import ChecksumError, SubmitError, scan_bot, submit_bot, verify_checksum
 from arena.tournament.deals import SEED_MAX
 
@@ -79,7 +82,7 @@ def check_command(path: str, games: int, ruleset: str, seed: int | None, time_co
     ensure_built([manifest], rebuild=False)
     console = Console()
     console.print(
-        f"checking {escape(manifest.label)} ({escape(manifest.language)}): "
+        f"checking {safe_markup(manifest.label)} ({safe_markup(manifest.language)}): "
         f"{games} game(s) of {ruleset}"
     )
     problems = 0
@@ -108,11 +111,14 @@ def check_command(path: str, games: int, ruleset: str, seed: int | None, time_co
         for fault in faults:
             problems += 1
             console.print(
-                f"  hand {fault['hand']}, {fault['decision']}: the bot {_PLAIN[fault['kind']]}"
-                f" ({fault['kind']}): {escape(fault['detail'])}"
+                Hanging(
+                    f"  hand {fault['hand']}, {fault['decision']}: the bot "
+                    f"{_PLAIN[fault['kind']]} ({fault['kind']}): {safe_markup(fault['detail'])}"
+                )
             )
-            if fault.get("stderr_tail"):  # the bot's own output: never read as markup
-                console.print(f"  its stderr ended with: {escape(fault['stderr_tail'])}")
+            if fault.get("stderr_tail"):
+                tail = safe_markup(fault["stderr_tail"])
+                console.print(Hanging(f"  its stderr ended with: {tail}"))
     if problems:
         console.print(f"[red]{problems} fault(s): fix them before submitting.[/]")
         raise click.exceptions.Exit(1)
@@ -162,9 +168,13 @@ def submit_command(
     except SubmitError as exc:
         raise click.ClickException(str(exc)) from None
     if created:
-        click.echo(f"stored {version.label} (version {version.seq}, {version.checksum[:12]})")
+        click.echo(
+            f"stored {safe_text(version.label)} (version {version.seq}, {version.checksum[:12]})"
+        )
     else:
-        click.echo(f"unchanged: {version.label} is already stored ({version.checksum[:12]})")
+        click.echo(
+            f"unchanged: {safe_text(version.label)} is already stored ({version.checksum[:12]})"
+        )
 
 
 @bot_group.command("list")
@@ -179,10 +189,22 @@ def list_command(db: str | None, data: Path | None) -> None:
         versions = storage.bot_versions(engine, bot.name)
         latest = versions[-1]
         table.add_row(
-            bot.name, storage.bot_owner(engine, bot.name) or "?", escape(latest.label),
-            str(len(versions)), escape(latest.language), latest.submitted_at.strftime("%Y-%m-%d %H:%M"),
+            safe_markup(bot.name), safe_markup(storage.bot_owner(engine, bot.name) or "?"),
+            safe_markup(latest.label), str(len(versions)), safe_markup(latest.language),
+            latest.submitted_at.strftime("%Y-%m-%d %H:%M"),
         )  # fmt: skip
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    _look_alikes(console, engine)
+
+
+def _look_alikes(console: Console, engine: Engine) -> None:
+    """Name pairs stored before names were compared in their canonical form: kept as they
+    are (games name them), listed so that an organiser knows which to tell apart."""
+    for collision in name_collisions(engine):
+        console.print(
+            f"[yellow]look-alike names kept from before:[/] {safe_markup(str(collision))}"
+        )
 
 
 @bot_group.command("show")
@@ -191,26 +213,31 @@ def list_command(db: str | None, data: Path | None) -> None:
 def show_command(name: str, db: str | None, data: Path | None) -> None:
     """A bot's versions and manifest."""
     engine = open_engine(db, data)
-    versions = storage.bot_versions(engine, name)
+    try:
+        versions = storage.bot_versions(engine, name)
+        owner = storage.bot_owner(engine, name)
+    except StorageError as exc:  # a name that looks like several bots stored before 0008
+        raise click.ClickException(str(exc)) from None
     if not versions:
         raise click.ClickException(f"no bot named {name!r}")
     console = Console()
-    console.print(f"owner: {escape(storage.bot_owner(engine, name) or '?')}")
+    console.print(f"owner: {safe_markup(owner or '?')}")
     submitters = {u.id: u.name for u in storage.list_user_rows(engine)}
     for version in versions:
         who = submitters.get(version.submitted_by, "?")
         console.print(
-            f"[bold]{version.label}[/] version {version.seq}, {version.language}, "
-            f"checksum {version.checksum[:19]}, submitted {version.submitted_at:%Y-%m-%d %H:%M} "
-            f"by {escape(who)} via {version.submitted_via}"
+            f"[bold]{safe_markup(version.label)}[/] version {version.seq}, "
+            f"{safe_markup(version.language)}, checksum {version.checksum[:19]}, "
+            f"submitted {version.submitted_at:%Y-%m-%d %H:%M} by {safe_markup(who)} "
+            f"via {safe_markup(version.submitted_via)}"
         )
         try:
             verify_checksum(Path(version.path), version.checksum)
             state = "[green]intact[/]"
         except ChecksumError as exc:
-            state = f"[red]{escape(str(exc))}[/]"
-        console.print(f"  files: {escape(version.path)} ({state})")
-    console.print(f"manifest of the latest version: {escape(versions[-1].manifest)}")
+            state = f"[red]{safe_markup(str(exc))}[/]"
+        console.print(f"  files: {safe_markup(version.path)} ({state})")
+    console.print(f"manifest of the latest version: {safe_markup(versions[-1].manifest)}")
 
 
 bot_group.add_command(compare_command)

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Engine
 
 from arena.cli.common import SEED, resolve_ruleset, resolve_time_control
 from arena.cli.storage_options import db_options, open_engine
+from arena.cli.terminal import safe_text
 from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
 from arena.ratings.sprt import MIN_BOARDS, SprtSettings, SprtState, Verdict
@@ -168,7 +169,7 @@ def resume(engine: Engine, tournament_id: int, parallel: int | None) -> NoReturn
 def play(engine: Engine, spec: VersionTestSpec, parallel: int | None, as_json: bool) -> NoReturn:
     """Run version test *spec* to its verdict, print it, and exit with its status."""
     errors = Console(stderr=True, highlight=False)
-    errors.print(describe(spec), markup=False)  # bot labels are the authors' text
+    errors.print(safe_text(describe(spec)), markup=False)  # bot labels are the authors' text
 
     def show(state: SprtState) -> None:
         errors.print(
@@ -181,10 +182,11 @@ def play(engine: Engine, spec: VersionTestSpec, parallel: int | None, as_json: b
     except (StorageError, ExecutorError) as exc:
         raise CompareFailed(f"{exc} (games played so far are kept)") from None
     if as_json:
+        # json.dumps escapes every control and non-ASCII character (ensure_ascii).
         click.echo(json.dumps(result_json(outcome), indent=1))
     else:
         for line in summary(outcome):
-            click.echo(line)
+            click.echo(safe_text(line))
     raise click.exceptions.Exit(EXIT_CODES[outcome.verdict])
 
 

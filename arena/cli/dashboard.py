@@ -5,8 +5,10 @@ that keep a login across reloads, run by ``streamlit run`` as an ASGI applicatio
 
 The dashboard runs as a ``streamlit run`` child process that gets the database as
 ``ARENA_DB`` and the data directory as ``ARENA_DATA``; this command opens (and migrates)
-the database first so a wrong URL fails here with one line, waits until the server
-answers, prints the URL, and keeps running until Ctrl-C, which stops the server.
+the database first so a wrong URL fails here with one line, checks the web settings
+(``ARENA_PUBLIC_URL``, ``ARENA_TRUSTED_PROXIES``, the visitor limits) the same way, waits
+until the server answers, prints the URL, and keeps running until Ctrl-C, which stops the
+server. ``--check`` only reports how the dashboard would be exposed (:mod:`arena.web`).
 """
 
 from __future__ import annotations
@@ -31,10 +33,26 @@ from sqlalchemy.engine import make_url
 import arena
 from arena.cli.storage_options import db_options, open_engine
 from arena.storage.database import data_dir, default_url
+from arena.web.clients import UVICORN_VARIABLE, forwarded_allow_ips
+from arena.web.exposure import Exposure
+from arena.web.limits import VisitorLimits
 
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8501
 STARTUP_TIMEOUT_S: Final = 60.0
 MAX_UPLOAD_MB: Final = 20
 """Streamlit's upload limit; the Bots page refuses bigger archives too."""
+MAX_MESSAGE_MB: Final = 32
+"""The largest websocket message either way (Streamlit's default is 200 MB, which one
+visitor's frame could make the server buffer before anything looks at it)."""
+MAX_WIDGET_STATE_MB: Final = 2
+"""The largest message a visitor's page may send (widget values; Streamlit's default: 25)."""
+DISCONNECTED_SESSION_S: Final = 30
+"""How long a closed tab's session is kept for its reconnection before its memory is freed
+(Streamlit's default: 120 s). A reload after that finds its login again in the cookie."""
+ARENA_MALLOC: Final = {"MALLOC_ARENA_MAX": "2"}
+"""glibc gives every thread its own heap by default and keeps what sessions freed in them;
+two heaps let the server give memory back after a crowd of sessions has gone."""
 
 
 def app_path() -> Path:
@@ -107,22 +125,70 @@ def streamlit_command(app: Path, host: str, port: int) -> list[str]:
         "viewer",  # no "Deploy" button or developer menu
         "--client.showErrorDetails",
         "none",  # an exception's text and stack (server paths) go to the log, not to visitors
+        "--server.maxMessageSize",
+        str(MAX_MESSAGE_MB),
+        "--server.maxWidgetStateSize",
+        str(MAX_WIDGET_STATE_MB),
+        "--server.disconnectedSessionTTL",
+        str(DISCONNECTED_SESSION_S),
+        "--server.enableXsrfProtection",
+        "true",
+        # Streamlit runs a full garbage collection after every page run, holding the
+        # interpreter lock over the whole heap each time: with reruns asked for in a loop
+        # that was most of the server's time, and every other request waited (py-spy:
+        # 62 of 82 samples in it). Python's own collector still runs as it always does.
+        "--runner.postScriptGC",
+        "false",
     ]
 
 
+def web_settings(host: str, port: int) -> tuple[Exposure, VisitorLimits]:
+    """How a dashboard on *host*:*port* is exposed and what a visitor may use of it, from
+    ``ARENA_PUBLIC_URL``, ``ARENA_TRUSTED_PROXIES`` and the limit variables.
+
+    :raises click.ClickException: one line, for a malformed setting.
+    """
+    try:
+        return Exposure.from_environment(host, port), VisitorLimits.from_environment()
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def exposure_lines(exposure: Exposure, limits: VisitorLimits) -> list[str]:
+    """The report of ``--check`` (and of ``arena doctor``): a line per finding, then the
+    limits on one visitor."""
+    lines = [
+        f"  {'WARNING' if finding.level == 'warning' else 'ok':<7}  {finding.text}"
+        for finding in exposure.report()
+    ]
+    lines.append("  ok       /_stcore/metrics is closed (404); other sites may not frame its pages")
+    lines.append(f"  ok       one visitor (one address, or one IPv6 /64): {limits.describe()}")
+    return lines
+
+
 @click.command("dashboard")
-@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
 @click.option(
     "--host",
-    default="127.0.0.1",
+    default=DEFAULT_HOST,
     show_default=True,
     help="Address to listen on. The Bots page builds and runs uploaded code: "
     "listen on 0.0.0.0 only on a trusted network.",
     callback=lambda _ctx, _param, value: _listen_address(value),
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Only report how the dashboard would be exposed (origins, proxies, cookies, "
+    "limits); exit 1 if there is a warning.",
+)
 @db_options
-def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -> None:
+def dashboard_command(port: int, host: str, check: bool, db: str | None, data: Path | None) -> None:
     """Serve the dashboard on the arena database until Ctrl-C."""
+    exposure, limits = web_settings(host, port)
+    if check:
+        _report(host, port, exposure, limits)
+        return
     engine = open_engine(db, data)  # fails fast, and migrates an empty database
     engine.dispose()
     url = db or default_url()
@@ -139,10 +205,26 @@ def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -
         ARENA_DB=url,
         ARENA_DATA=str(data_dir().resolve()),
         STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
+        **{UVICORN_VARIABLE: forwarded_allow_ips(exposure.trusted_proxies)},
+        **ARENA_MALLOC,
     )
     server = subprocess.Popen(streamlit_command(app, host, port), env=env, stdin=subprocess.DEVNULL)
-    everywhere = host in ("0.0.0.0", "::")
-    shown_host = "127.0.0.1" if everywhere else f"[{host}]" if ":" in host else host
+    _watch(server, exposure, url)
+
+
+def _report(host: str, port: int, exposure: Exposure, limits: VisitorLimits) -> None:
+    """``--check``: the exposure report; exit 1 if it warns."""
+    click.echo(f"dashboard on {host}:{port}:")
+    click.echo("\n".join(exposure_lines(exposure, limits)))
+    if any(finding.level == "warning" for finding in exposure.report()):
+        raise click.exceptions.Exit(1)
+
+
+def _watch(server: subprocess.Popen[bytes], exposure: Exposure, url: str) -> None:
+    """Wait until *server* answers, print where, and run until Ctrl-C (or SIGTERM) or its
+    end; the server never outlives this command."""
+    host, port = exposure.host, exposure.port
+    shown_host = "127.0.0.1" if exposure.everywhere else f"[{host}]" if ":" in host else host
     address = f"http://{shown_host}:{port}"
 
     def stop(signum: int, _frame: FrameType | None) -> None:
@@ -160,8 +242,11 @@ def dashboard_command(port: int, host: str, db: str | None, data: Path | None) -
                 raise click.ClickException(f"the dashboard did not answer at {address}")
             time.sleep(0.2)
         shown_db = make_url(url).render_as_string(hide_password=True)
-        reach = f"listening on every interface ({host}); " if everywhere else ""
-        click.echo(f"952 Arena dashboard: {address}  ({reach}database {shown_db}; Ctrl-C to stop)")
+        reach = f"listening on every interface ({host}); " if exposure.everywhere else ""
+        public = f"public address {exposure.public_origin}; " if exposure.public_origin else ""
+        click.echo(
+            f"952 Arena dashboard: {address}  ({reach}{public}database {shown_db}; Ctrl-C to stop)"
+        )
         server.wait()
         if server.returncode not in (0, -signal.SIGINT, -signal.SIGTERM):
             raise click.ClickException(f"the dashboard server exited with {server.returncode}")

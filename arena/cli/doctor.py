@@ -1,10 +1,12 @@
 """``arena doctor``: which sandbox layers work on this machine, found by trying each, and
-what bots, their builds and the referee get here."""
+what bots, their builds and the referee get here; and how ``arena dashboard`` would be
+exposed with this environment's settings."""
 
 from __future__ import annotations
 
 import click
 
+from arena.cli.dashboard import DEFAULT_HOST, DEFAULT_PORT, exposure_lines, web_settings
 from arena.referee.server import describe_limits
 from arena.sandbox import build_sandbox
 from arena.sandbox.build_sandbox import network_allowed
@@ -58,6 +60,17 @@ def doctor_command(mode: str, disable: tuple[str, ...]) -> None:
     click.echo(describe_ray())
     if active.layers:
         _protections(active, config)
+    _dashboard()
+
+
+def _dashboard() -> None:
+    """The dashboard's exposure as ``arena dashboard`` would serve it by default."""
+    exposure, limits = web_settings(DEFAULT_HOST, DEFAULT_PORT)
+    click.echo(
+        f"the dashboard (`arena dashboard` on {DEFAULT_HOST}:{DEFAULT_PORT}; "
+        "`arena dashboard --check --host H --port P` for another address):"
+    )
+    click.echo("\n".join(exposure_lines(exposure, limits)))
 
 
 def _protections(active: Plan, config: SandboxConfig) -> None:

@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import (
@@ -19,6 +18,7 @@ from arena.cli.common import (
     resolve_ruleset,
     resolve_time_control,
 )
+from arena.cli.terminal import Hanging, safe_markup, safe_text
 from arena.game.dealing import SECRET_BYTES
 from arena.game.rules import PRESETS
 from arena.recordfiles import write_record
@@ -72,7 +72,8 @@ def ensure_built(
             continue
         done.add(spec.directory)
         if spec.build is not None and (rebuild or needs_build(spec)):
-            click.echo(f"building {spec.label}: {' '.join(spec.build)}", err=True)
+            command = " ".join(spec.build)  # the manifest refuses only NUL in it
+            click.echo(f"building {safe_text(spec.label)}: {safe_text(command)}", err=True)
             try:
                 build(spec, sandbox=sandbox)
             except BuildError as exc:
@@ -195,7 +196,7 @@ def print_results(result: MatchResult, out: Path | None) -> None:
         timed = bool(stats.decision_ms)
         table.add_row(
             str(seat),
-            escape(stats.label),
+            safe_markup(stats.label),
             str(stats.score),
             str(stats.wins),
             str(stats.draws),
@@ -210,11 +211,13 @@ def print_results(result: MatchResult, out: Path | None) -> None:
     for record in result.records:
         for fault in record["faults"]:
             console.print(
-                f"game {record['seed']}: seat {fault['seat']} {fault['kind']} "
-                f"(hand {fault['hand']}, {fault['decision']}): {fault['detail']}"
+                Hanging(
+                    f"game {record['seed']}: seat {fault['seat']} {fault['kind']} "
+                    f"(hand {fault['hand']}, {fault['decision']}): {safe_markup(fault['detail'])}"
+                )
             )
     for seat, stats in enumerate(result.stats):
         if stats.refused:
             console.print(f"seat {seat}: {stats.refused} extra stream(s) refused at its door")
     if out is not None:
-        console.print(f"records: {out}")
+        console.print(f"records: {safe_markup(str(out))}")

@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.engine import Engine
 
@@ -28,6 +27,7 @@ from arena.cli.common import (
 )
 from arena.cli.executors import executor_options, open_executor
 from arena.cli.storage_options import db_options, open_engine
+from arena.cli.terminal import safe_markup, safe_text
 from arena.cli.users import acting_user, user_option
 from arena.game.record import RecordError
 from arena.game.rules import PRESETS
@@ -163,7 +163,7 @@ def create_command(
         raise click.BadParameter(str(exc), param_hint=exc.param) from None
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(description)
+    click.echo(safe_text(description))
 
 
 def _ladder_options(
@@ -229,7 +229,7 @@ def run_command(
         raise click.BadParameter("only a ladder can follow", param_hint="--follow")
     progress = progress_bar("tournament")
     with progress:
-        task = progress.add_task(name, total=None, rate="")
+        task = progress.add_task(safe_markup(name), total=None, rate="")
 
         def show(state: RunProgress) -> None:
             rate = state.played_now / state.seconds if state.seconds else 0.0
@@ -266,7 +266,7 @@ def _run_ladder(
     processes across its matches; *prestart*: start the next game's processes early)."""
     progress = progress_bar("ladder")
     with progress:
-        task = progress.add_task(name, total=None, rate="")
+        task = progress.add_task(safe_markup(name), total=None, rate="")
 
         def show(state: LadderProgress) -> None:
             rate = state.played_now / state.seconds if state.seconds else 0.0
@@ -288,8 +288,9 @@ def _run_ladder(
                 f"{exc} (finished games and chosen matches are kept; run again to resume)"
             ) from None
     for label in final.entered:
-        click.echo(f"entered {label} (its older version is retired)")
-    click.echo(f"{name}: stopped after {final.matches} matches: {final.stopped}")
+        click.echo(f"entered {safe_text(label)} (its older version is retired)")
+    stopped = safe_text(str(final.stopped))
+    click.echo(f"{safe_text(name)}: stopped after {final.matches} matches: {stopped}")
 
 
 def _pool_options(executor: str, *, reuse: bool, prestart: bool) -> dict[str, bool]:
@@ -328,8 +329,8 @@ def add_command(name: str, bot: str, user: str | None, db: str | None, data: Pat
         ]
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    retiring = f" (retires {', '.join(retired)})" if retired else ""
-    click.echo(f"entered {version.label} into ladder {name!r}{retiring}")
+    retiring = f" (retires {safe_text(', '.join(retired))})" if retired else ""
+    click.echo(f"entered {safe_text(version.label)} into ladder {name!r}{retiring}")
 
 
 @tournament_group.command("status")
@@ -350,10 +351,10 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
         else f"seed {tournament.seed} (deals are predictable)"
     )
     click.echo(
-        f"{tournament.name}: {tournament.status}, {done}/{tournament.games_total} games, "
-        f"{tournament.ruleset}, {tournament.boards} board(s), {deals}, "
+        f"{safe_text(tournament.name)}: {tournament.status}, {done}/{tournament.games_total} "
+        f"games, {safe_text(tournament.ruleset)}, {tournament.boards} board(s), {deals}, "
         f"rating per {tournament.rating_mode}, {tournament.arena_faults} arena fault(s) "
-        f"(replayed, not rated); bots: {entrants}"
+        f"(replayed, not rated); bots: {safe_text(entrants)}"
     )
     ids = storage.tournament_game_ids(engine, storage.row_id(tournament))
     if ids:
@@ -369,11 +370,11 @@ def _ladder_status(engine: Engine, tournament_id: int) -> None:
     retired = [e.label for e in storage.ladder_entrants(engine, tournament_id) if e.retired]
     click.echo(
         f"ladder: {budget}, stops at P(above next) >= {settings.confidence:g} after "
-        f"{settings.min_games}+ games each; retired: {', '.join(retired) or 'none'}"
+        f"{settings.min_games}+ games each; retired: {safe_text(', '.join(retired)) or 'none'}"
     )
     for match in storage.unfinished_matches(engine, tournament_id):
         click.echo(
-            f"in play: match {match.match_index} ({', '.join(match.labels)}), "
+            f"in play: match {match.match_index} ({safe_text(', '.join(match.labels))}), "
             f"{match.games_stored}/6 games stored"
         )
 
@@ -392,9 +393,10 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
     if as_json:
         shown = tournament.name if tournament is not None else None
         faults = tournament.arena_faults if tournament is not None else None
+        # json.dumps escapes every control and non-ASCII character (ensure_ascii).
         click.echo(json.dumps(standings_json(shown, rows, faults, progress), indent=1))
         return
-    table = Table(title=f"Standings{f': {escape(name)}' if name else ''}")
+    table = Table(title=f"Standings{f': {safe_markup(name)}' if name else ''}")
     headers = ("rank", "bot", "owner", "rating", "mu", "sigma", "P(>next)", "rank 95%", "games",
                "wins", "score/game", "made 9", "made 5", "made 2", "faults")  # fmt: skip
     for header in headers:
@@ -406,8 +408,8 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
 
     for row in rows:
         table.add_row(
-            str(row.rank), escape(row.bot), row.owner, f"{row.conservative:.2f}", f"{row.mu:.2f}",
-            f"{row.sigma:.2f}",
+            str(row.rank), safe_markup(row.bot), safe_markup(row.owner), f"{row.conservative:.2f}",
+            f"{row.mu:.2f}", f"{row.sigma:.2f}",
             rate(row.p_above_next), rank_span(row), str(row.games), str(row.wins),
             f"{row.mean_score:+.2f}", rate(row.made_9), rate(row.made_5), rate(row.made_2),
             str(row.faults),
@@ -504,7 +506,20 @@ def replay_command(game_id: int, db: str | None, data: Path | None) -> None:
         record = load_record(stored.text, game=str(game_id))
     except RecordError as exc:
         raise click.ClickException(f"damaged record: {_one_line(str(exc))}") from None
-    click.echo(replay_text(record))
+    click.echo(replay_text(_shown_record(record)))
+
+
+def _shown_record(value: Any) -> Any:
+    """*value* (a record, or a part of one) with every string made :func:`safe_text`: its
+    players' labels and fault details are bot text, and the replay shows them as lines of
+    its own."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, list):
+        return [_shown_record(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _shown_record(item) for key, item in value.items()}
+    return value
 
 
 @click.command("export")

@@ -20,6 +20,8 @@ from sqlalchemy.engine import Engine
 
 from arena.accounts import admin
 from arena.cli.storage_options import db_options, open_engine
+from arena.cli.terminal import safe_markup
+from arena.storage.bots import name_collisions
 from arena.storage.database import StorageError
 from arena.storage.models import LOCAL_ORGANISER, ROLES, Role
 from arena.storage.users import Actor, actor
@@ -137,12 +139,18 @@ def list_command(user: str | None, db: str | None, data: Path | None) -> None:
         table.add_column(column)
     for account in accounts:
         table.add_row(
-            account.name,
-            account.role,
+            safe_markup(account.name),
+            safe_markup(account.role),
             "disabled" if account.disabled else "enabled",
             "set" if account.has_password else "none",
-            account.email or "",
+            safe_markup(account.email or ""),
             str(account.bots),
             f"{account.created_at:%Y-%m-%d %H:%M}",
         )
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for collision in name_collisions(engine):
+        if collision.kind == "user":
+            console.print(
+                f"[yellow]look-alike names kept from before:[/] {safe_markup(str(collision))}"
+            )

@@ -6,8 +6,8 @@ of the domain modules, each of which runs one short session:
 * ``database`` -- the engine, migrations, :class:`StorageError` and the one decorator that
   turns database failures into it;
 * ``models`` -- the tables, and the constants they imply (``CONTRACTS``, ``BOARD_SIZE``);
-* ``users`` -- accounts, roles (:class:`Actor`, :func:`require_role`), login attempts and
-  sessions;
+* ``users`` -- accounts and roles (:class:`Actor`, :func:`require_role`); ``logins`` --
+  login attempts, open sessions and trusted devices;
 * ``bots`` -- submitted bots and versions, each bot owned by a user; ``tournaments`` -- tournaments, entrants,
   status and progress; ``games`` -- storing and reading game records; ``ratings`` --
   the rating updates;

@@ -2,7 +2,10 @@
 overview the dashboard shows (games played, faulted games, tournaments entered).
 
 A bot is a name; a version is one exact set of files submitted under it, never changed
-once stored, so every game names the program that played it.
+once stored, so every game names the program that played it. No two bots have names a
+person could take for each other (:mod:`arena.storage.names`): a look-alike of a stored
+name is refused, and a name given from outside (the CLI, a tournament's ``--bots``) means
+the bot called exactly that, else the one bot whose name looks like it.
 
 :raises StorageError: from every function, with a one-line message, for a refused
     submission or a database failure.
@@ -21,7 +24,7 @@ from typing import Any, Final
 from sqlalchemy import Engine, case, func
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from arena.storage.database import (
     StorageError,
@@ -41,7 +44,8 @@ from arena.storage.models import (
     User,
     row_id,
 )
-from arena.storage.users import Actor, PermissionDenied
+from arena.storage.names import claim_keys, name_keys
+from arena.storage.users import Actor, PermissionDenied, look_alikes, resolve_name
 
 LOGGER = logging.getLogger(__name__)
 
@@ -56,28 +60,78 @@ def _not_yours(name: str, owner: str) -> str:
     )
 
 
+def _too_close(name: str, other: str, owner: str) -> str:
+    return (
+        f"bot name {name!r} is too close to {other!r} ({owner}'s): choose another name in bot.toml"
+    )
+
+
+def _owner_name(session: Session, bot: Bot) -> str:
+    owner = session.get(User, bot.owner_id)
+    return owner.name if owner else "another user"
+
+
+def _usable_bot(session: Session, submitter: Actor | None, name: str) -> Bot | None:
+    """The bot called exactly *name* if *submitter* (``None``: the host's organiser) may
+    add a version of it; ``None`` for a new name that looks like no stored bot's.
+
+    :raises PermissionDenied: for another user's bot (naming the owner), or for a new name
+        too close to a stored bot's (naming that bot and its owner).
+    """
+    bot = session.exec(select(Bot).where(Bot.name == name)).first()
+    if bot is None:
+        found = look_alikes(session, Bot, name)
+        if found:
+            raise PermissionDenied(_too_close(name, found[0].name, _owner_name(session, found[0])))
+        return None
+    if submitter is not None and bot.owner_id != submitter.id and not submitter.is_organiser:
+        raise PermissionDenied(_not_yours(name, _owner_name(session, bot)))
+    return bot
+
+
+def _bot_named(session: Session, name: str, *, exact: bool = False) -> Bot | None:
+    """The bot *name* means (:func:`arena.storage.users.resolve_name`), or with *exact*
+    only the bot called exactly *name*."""
+    if exact:
+        return session.exec(select(Bot).where(Bot.name == name)).first()
+    return resolve_name(session, Bot, name)
+
+
+@database_errors
+def resolve_bot_name(engine: Engine, name: str) -> str | None:
+    """The stored name of the bot *name* means: *name* itself if stored, else the one
+    stored name that looks like it (``GREEDY_BOT`` -> ``greedy_bot``); ``None`` if none.
+
+    :raises arena.storage.users.AmbiguousName: when *name* looks like several bots' names.
+    """
+    with read_session(engine) as session:
+        bot = resolve_name(session, Bot, name)
+    return None if bot is None else bot.name
+
+
 @database_errors
 def bot_owner(engine: Engine, name: str) -> str | None:
-    """The name of the user who owns bot *name*, or ``None`` for a free name."""
-    statement = (
-        sa_select(col(User.name))
-        .join(Bot, col(Bot.owner_id) == col(User.id))
-        .where(col(Bot.name) == name)
-    )
-    rows = read_rows(engine, statement)
-    return str(rows[0][0]) if rows else None
+    """The name of the user who owns the bot *name* means, or ``None`` for a free name.
+
+    :raises arena.storage.users.AmbiguousName: when *name* looks like several bots' names.
+    """
+    with read_session(engine) as session:
+        bot = resolve_name(session, Bot, name)
+        return None if bot is None else _owner_name(session, bot)
 
 
-def check_may_submit(engine: Engine, submitter: Actor, name: str) -> None:
-    """Refuse early (before any build) a submission under a name *submitter* does not own.
+@database_errors
+def check_may_submit(engine: Engine, submitter: Actor | None, name: str) -> None:
+    """Refuse early (before anything is copied or built) a submission under a name
+    *submitter* (``None``: the host's organiser) may not use: another user's bot, or a new
+    name that looks like a stored bot's.
 
     :func:`add_bot_version` checks again when it stores, in its transaction.
 
-    :raises PermissionDenied: naming the owner.
+    :raises PermissionDenied: naming the owner, or the stored name and its owner.
     """
-    owner = bot_owner(engine, name)
-    if owner is not None and owner != submitter.name and not submitter.is_organiser:
-        raise PermissionDenied(_not_yours(name, owner))
+    with read_session(engine) as session:
+        _usable_bot(session, submitter, name)
 
 
 @database_errors
@@ -93,15 +147,21 @@ def add_bot_version(
     """Store a submitted bot for *submitter* (default: the host's ``local`` organiser),
     submitted *via* ``cli`` or ``dashboard``; returns ``(version, created)``.
 
-    A new bot name creates the bot, owned by *submitter*. An existing bot takes versions
-    only from its owner or an organiser: the check runs in the same transaction that
-    stores the version, so two submitters racing for a new name cannot both win. If the bot's latest version has the same *checksum*,
-    nothing is stored and that version comes back with ``created=False`` (its path kept).
+    A new bot name creates the bot, owned by *submitter*, unless it looks like a stored
+    bot's name (:mod:`arena.storage.names`; anyone's, an organiser's too). An existing bot
+    takes versions only from its owner or an organiser, under exactly its name. The checks
+    run in the same transaction that stores the version, and the unique indexes on the
+    name's keys refuse a racing look-alike, so two submitters racing for a new name, or
+    for two look-alike new names, cannot both win.
+
+    If the bot's latest version has the same *checksum*, nothing is stored and that
+    version comes back with ``created=False`` (its path kept).
     Otherwise a new version gets the next ``seq`` and the label ``name@version``, or
     ``name@version+<checksum[:8]>`` when that version was already submitted with other
     files (plus ``.<seq>`` in the odd case that this label is taken too).
 
-    :raises PermissionDenied: when the name belongs to another user (nothing is stored).
+    :raises PermissionDenied: when the name belongs to another user, or looks like a
+        stored bot's name (nothing is stored).
     :raises StorageError: for a manifest without name or version, or a malformed checksum.
     """
     if via not in SUBMITTED_VIA:
@@ -131,7 +191,8 @@ def add_bot_version(
                 via=via,
             )
         except IntegrityError:
-            # Another process registered the same bot or version first; look again.
+            # Another process registered the same bot, a look-alike or the same version
+            # first; look again (the checks now see it and say so).
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")
@@ -153,14 +214,18 @@ def _add_bot_version(  # noqa: PLR0913
         if submitter is None:  # the host's own identity (made by migration 0003)
             local = session.exec(select(User).where(User.name == LOCAL_ORGANISER)).one()
             submitter = Actor(row_id(local), local.name, "organiser")
-        bot = session.exec(select(Bot).where(Bot.name == name)).first()
+        bot = _usable_bot(session, submitter, name)
         if bot is None:
-            bot = Bot(name=name, owner_id=submitter.id)
+            keys = name_keys(name)
+            bot = Bot(
+                name=name,
+                name_folded=keys.folded,
+                name_shape=keys.shape,
+                name_upper=keys.upper,
+                owner_id=submitter.id,
+            )
             session.add(bot)
             session.flush()
-        elif bot.owner_id != submitter.id and not submitter.is_organiser:
-            owner = session.get(User, bot.owner_id)
-            raise PermissionDenied(_not_yours(name, owner.name if owner else "another user"))
         assert bot.id is not None
         versions = session.exec(
             select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(col(BotVersion.seq))
@@ -196,9 +261,12 @@ def _add_bot_version(  # noqa: PLR0913
 
 @database_errors
 def get_bot(engine: Engine, name: str) -> Bot | None:
-    """The bot called *name*, or ``None``."""
+    """The bot *name* means (exactly that name, else the one that looks like it), or ``None``.
+
+    :raises arena.storage.users.AmbiguousName: when *name* looks like several bots' names.
+    """
     with read_session(engine) as session:
-        return session.exec(select(Bot).where(Bot.name == name)).first()
+        return resolve_name(session, Bot, name)
 
 
 @database_errors
@@ -210,26 +278,37 @@ def list_bots(engine: Engine) -> list[Bot]:
 
 @database_errors
 def bot_versions(engine: Engine, name: str) -> list[BotVersion]:
-    """The versions of bot *name* in submission order (empty for an unknown bot)."""
+    """The versions of the bot *name* means in submission order (empty for an unknown bot).
+
+    :raises arena.storage.users.AmbiguousName: when *name* looks like several bots' names.
+    """
     with read_session(engine) as session:
+        bot = resolve_name(session, Bot, name)
+        if bot is None:
+            return []
         return list(
             session.exec(
                 select(BotVersion)
-                .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
-                .where(Bot.name == name)
+                .where(BotVersion.bot_id == row_id(bot))
                 .order_by(col(BotVersion.seq))
             ).all()
         )
 
 
 @database_errors
-def latest_version(engine: Engine, name: str) -> BotVersion | None:
-    """The most recently submitted version of bot *name*, or ``None``."""
+def latest_version(engine: Engine, name: str, *, exact: bool = False) -> BotVersion | None:
+    """The most recently submitted version of the bot *name* means, or ``None``; with
+    *exact*, only of the bot called exactly *name* (a submission's own name).
+
+    :raises arena.storage.users.AmbiguousName: when *name* looks like several bots' names.
+    """
     with read_session(engine) as session:
+        bot = _bot_named(session, name, exact=exact)
+        if bot is None:
+            return None
         return session.exec(
             select(BotVersion)
-            .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
-            .where(Bot.name == name)
+            .where(BotVersion.bot_id == row_id(bot))
             .order_by(col(BotVersion.seq).desc())
         ).first()
 
@@ -357,3 +436,50 @@ def bot_overview(engine: Engine) -> list[BotInfo]:
         )
         for bot in list_bots(engine)
     ]
+
+
+# ------------------------------------------------------------------ look-alike names
+
+
+@dataclass(frozen=True, slots=True)
+class NameCollision:
+    """Two stored names a person could take for each other: possible only for names
+    stored before migration 0008, which kept both (games and records name them)."""
+
+    kind: str
+    """``user`` or ``bot``."""
+    older: str
+    newer: str
+    older_owner: str | None = None
+    """The owner of the older name (bots only)."""
+    newer_owner: str | None = None
+
+    def __str__(self) -> str:
+        return (
+            f"{self.kind} names {_owned(self.older, self.older_owner)} and "
+            f"{_owned(self.newer, self.newer_owner)} look alike"
+        )
+
+
+def _owned(name: str, owner: str | None) -> str:
+    return f"{name!r} ({owner}'s)" if owner else repr(name)
+
+
+@database_errors
+def name_collisions(engine: Engine) -> list[NameCollision]:
+    """Every pair of stored look-alike names, users first, then bots, each pair once (for
+    ``arena doctor``). Computed from the names themselves, as migration 0008 did, not
+    from the stored keys."""
+    users = dict(read_rows(engine, sa_select(col(User.id), col(User.name))))
+    bots = read_rows(engine, sa_select(col(Bot.id), col(Bot.name), col(Bot.owner_id)))
+    bot_names = {bot_id: name for bot_id, name, _ in bots}
+    owners = {bot_id: users.get(owner_id) for bot_id, _, owner_id in bots}
+    found = [
+        NameCollision("user", users[older], users[newer])
+        for older, newer in claim_keys(users.items()).collisions
+    ]
+    found += [
+        NameCollision("bot", bot_names[older], bot_names[newer], owners[older], owners[newer])
+        for older, newer in claim_keys(bot_names.items()).collisions
+    ]
+    return found

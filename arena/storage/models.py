@@ -3,8 +3,9 @@
 What is stored and why:
 
 * ``User``: the arena's accounts (organisers and participants; spectators need none), and
-  ``LoginAttempt`` / ``LoginSession``: every dashboard login tried (the rate limit counts
-  them) and the sessions that are open, by the hash of their token.
+  ``LoginAttempt`` / ``LoginSession`` / ``LoginDevice``: every dashboard login tried (the
+  throttle counts them), the sessions that are open, by the hash of their token, and the
+  browsers that have logged in before (their device cookies, by hash).
 * ``Bot`` / ``BotVersion``: every distinct set of bot files ever submitted, so a game always
   names the exact program that played it; a bot belongs to the user who first submitted it,
   and every version says who submitted it and how.
@@ -155,10 +156,21 @@ class User(SQLModel, table=True):
         UniqueConstraint("name"),
         UniqueConstraint("email"),
         CheckConstraint("role IN ('organiser', 'participant')", name="role"),
+        Index("ix_arena_user_name_folded", "name_folded", unique=True),
+        Index("ix_arena_user_name_shape", "name_shape", unique=True),
+        Index("ix_arena_user_name_upper", "name_upper", unique=True),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=64)
+    name_folded: str = Field(max_length=255, repr=False)
+    """The name's ``folded`` key (:mod:`arena.storage.names`, ``MAX_KEY_LENGTH``): unique,
+    so no two users' names look alike (an older look-alike from before migration 0008 is
+    marked ``#id``)."""
+    name_shape: str = Field(max_length=255, repr=False)
+    """The name's ``shape`` key, unique likewise."""
+    name_upper: str = Field(max_length=255, repr=False)
+    """The name's ``upper`` key, unique likewise."""
     role: str = Field(max_length=16)
     email: str | None = Field(default=None, max_length=254, nullable=True)
     """The address an identity provider (``st.login``) vouches for; ``None``: password only."""
@@ -170,21 +182,45 @@ class User(SQLModel, table=True):
 
 
 class LoginAttempt(SQLModel, table=True):
-    """One dashboard login tried, kept so that failures can be counted per user and client."""
+    """One dashboard login tried, kept so that failures can be counted per account and
+    client, per device, and over the whole arena (:mod:`arena.accounts.throttle`)."""
 
     __tablename__ = "login_attempt"
     __table_args__ = (
         Index("ix_login_attempt_user_name_at", "user_name", "at"),
         Index("ix_login_attempt_client_at", "client", "at"),
+        Index("ix_login_attempt_device_at", "device", "at"),
+        Index("ix_login_attempt_at", "at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     user_name: str = Field(max_length=64)
     """The name typed (known or not: guessing names is counted too), cut to 64 characters."""
     client: str = Field(max_length=64)
-    """The client's address as the dashboard sees it."""
+    """The client's key (:func:`arena.web.clients.client_key`): its address, or its /64
+    network for IPv6, as the server sees it after trusted proxies."""
     succeeded: bool = Field(sa_type=Boolean)
     at: datetime = _when()
+    device: str | None = Field(default=None, max_length=64, nullable=True, repr=False)
+    """SHA-256 of the device cookie the browser presented, if any."""
+    trusted: bool = Field(default=False, sa_type=Boolean)
+    """Whether that device had logged in as this user before (OWASP's device cookies):
+    failures from trusted devices are counted per device only."""
+
+
+class LoginDevice(SQLModel, table=True):
+    """A browser that has logged in as a user: its device cookie's SHA-256. Failed logins
+    from elsewhere cannot lock it out (OWASP, "Slow Down Online Guessing Attacks with
+    Device Cookies")."""
+
+    __tablename__ = "login_device"
+    __table_args__ = (UniqueConstraint("token_hash", "user_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_hash: str = Field(max_length=64, repr=False)
+    user_id: int = Field(foreign_key="arena_user.id")
+    created_at: datetime = _when()
+    last_used_at: datetime = _when()
 
 
 class LoginSession(SQLModel, table=True):
@@ -203,6 +239,9 @@ class LoginSession(SQLModel, table=True):
     last_seen_at: datetime = _when()
     expires_at: datetime = Field(sa_type=UTCDateTime)
     """The hard end; an idle session ends earlier (see arena.accounts.sessions)."""
+    origin: str | None = Field(default=None, max_length=255, nullable=True)
+    """The web origin (scheme, host, port) the login was made on: its cookie counts only
+    from there. ``None``: a session made before origins were recorded."""
 
 
 # ------------------------------------------------------------------------------- bots
@@ -217,9 +256,22 @@ class Bot(BotBase, table=True):
     """A bot: a name that versions are submitted under."""
 
     __tablename__ = "bot"
-    __table_args__ = (UniqueConstraint("name"),)
+    __table_args__ = (
+        UniqueConstraint("name"),
+        Index("ix_bot_name_folded", "name_folded", unique=True),
+        Index("ix_bot_name_shape", "name_shape", unique=True),
+        Index("ix_bot_name_upper", "name_upper", unique=True),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
+    name_folded: str = Field(max_length=255, repr=False)
+    """The name's ``folded`` key (:mod:`arena.storage.names`, ``MAX_KEY_LENGTH``): unique,
+    so two racing submissions of look-alike new names cannot both be stored."""
+    name_shape: str = Field(max_length=255, repr=False)
+    """The name's ``shape`` key, unique likewise."""
+    name_upper: str = Field(max_length=255, repr=False)
+    """The name's ``upper`` key, unique likewise (an older look-alike from before
+    migration 0008 is marked ``#id`` in each key it shares)."""
     created_at: datetime = _when()
     owner_id: int = Field(foreign_key="arena_user.id")
     """The user who first submitted the name: only they, or an organiser, add versions."""

@@ -1,4 +1,5 @@
-"""Accounts in the database: users and their roles, login attempts, and open sessions.
+"""Accounts in the database: users and their roles (logins are kept apart, in
+:mod:`arena.storage.logins`).
 
 What a user may do is decided here, next to the rows it protects, so the CLI and the
 dashboard cannot disagree: an :class:`Actor` is who is acting, and :func:`require_role` and
@@ -16,9 +17,9 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Final, TypeVar
 
-from sqlalchemy import Engine, delete, func, update
+from sqlalchemy import ColumnElement, Engine, delete, func, or_
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -34,13 +35,14 @@ from arena.storage.models import (
     LOCAL_ORGANISER,
     ROLES,
     Bot,
-    LoginAttempt,
+    LoginDevice,
     LoginSession,
     Role,
     User,
     row_id,
     utcnow,
 )
+from arena.storage.names import LEGACY_MARK, NameKeys, name_keys
 
 LOGGER = logging.getLogger(__name__)
 
@@ -51,6 +53,12 @@ safe in a shell, a URL and a log line."""
 
 class PermissionDenied(StorageError):
     """The actor may not do this; the message says why, in one line."""
+
+
+class AmbiguousName(StorageError):
+    """A name given from outside is none of the stored names exactly, but looks like
+    several of them (look-alikes stored before migration 0008, which reported them); the
+    message lists them, in one line."""
 
 
 @dataclass(frozen=True)
@@ -102,18 +110,77 @@ def check_user_name(name: str) -> str:
     return name
 
 
-def _actor(user: User) -> Actor:
+def actor_of(user: User) -> Actor:
+    """*user* as an :class:`Actor`."""
     role = user.role
     if role not in ROLES:  # the table's CHECK makes this impossible; keep mypy honest
         raise StorageError(f"user {user.name!r} has an unknown role {role!r}")
     return Actor(row_id(user), user.name, "organiser" if role == "organiser" else "participant")
 
 
+# ------------------------------------------------------------------- canonical names
+
+_Named = TypeVar("_Named", User, Bot)
+
+
+def _matching_keys(model: type[_Named], keys: NameKeys) -> ColumnElement[bool]:
+    """Rows of *model* whose stored keys are *keys*, including look-alikes stored before
+    migration 0008 (their keys are marked with their id)."""
+    conditions = []
+    for column_name, key in keys.columns().items():
+        column = col(getattr(model, column_name))
+        marked = key + LEGACY_MARK
+        conditions += [column == key, func.substr(column, 1, len(marked)) == marked]
+    return or_(*conditions)
+
+
+def look_alikes(session: Session, model: type[_Named], name: str) -> list[_Named]:
+    """The stored users or bots (*model*) whose names look like *name* (itself included),
+    oldest first."""
+    statement = select(model).where(_matching_keys(model, name_keys(name)))
+    return list(session.exec(statement.order_by(col(model.id))).all())
+
+
+def resolve_name(session: Session, model: type[_Named], name: str) -> _Named | None:
+    """The user or bot (*model*) that *name*, given from outside, means: the one called
+    exactly *name*, else the one stored name that looks like it; ``None`` if none does.
+
+    :raises AmbiguousName: when several stored names look like *name* and none is it.
+    """
+    exact = session.exec(select(model).where(col(model.name) == name)).first()
+    if exact is not None:
+        return exact
+    found = look_alikes(session, model, name)
+    if len(found) > 1:
+        kind = model.__name__.lower()  # "user" or "bot"
+        listed = ", ".join(repr(row.name) for row in found)
+        raise AmbiguousName(
+            f"{kind} name {name[:70]!r} looks like {len(found)} {kind}s: {listed}; "
+            "give one of them exactly"
+        )
+    return found[0] if found else None
+
+
 @database_errors
 def find_user(engine: Engine, name: str) -> User | None:
-    """The user called *name* (disabled or not), or ``None``."""
+    """The user called exactly *name* (disabled or not), or ``None``.
+
+    Exact on purpose: logins look users up here, and the login throttle counts failures
+    per typed name, so a look-alike spelling must not reach the account. Names typed by
+    organisers go through :func:`resolve_user`.
+    """
     with read_session(engine) as session:
         return session.exec(select(User).where(User.name == name)).first()
+
+
+@database_errors
+def resolve_user(engine: Engine, name: str) -> User | None:
+    """The user *name* means (:func:`resolve_name`), disabled or not, or ``None``.
+
+    :raises AmbiguousName: when *name* looks like several users' names.
+    """
+    with read_session(engine) as session:
+        return resolve_name(session, User, name)
 
 
 @database_errors
@@ -127,17 +194,19 @@ def find_user_by_email(engine: Engine, email: str) -> User | None:
 
 @database_errors
 def actor(engine: Engine, name: str = LOCAL_ORGANISER) -> Actor:
-    """The enabled user *name* as an :class:`Actor` (by default the host's ``local``).
+    """The enabled user *name* means (:func:`resolve_name`: ``--user Alice`` acts as
+    ``alice``) as an :class:`Actor` (by default the host's ``local``).
 
     :raises PermissionDenied: for an unknown or disabled user.
+    :raises AmbiguousName: when *name* looks like several users' names.
     """
     with read_session(engine) as session:
-        user = session.exec(select(User).where(User.name == name)).first()
+        user = resolve_name(session, User, name)
     if user is None:
         raise PermissionDenied(f"no user named {name[:70]!r} (see `arena user list`)")
     if user.disabled:
-        raise PermissionDenied(f"user {name!r} is disabled")
-    return _actor(user)
+        raise PermissionDenied(f"user {user.name!r} is disabled")
+    return actor_of(user)
 
 
 @database_errors
@@ -147,16 +216,20 @@ def actor_by_id(engine: Engine, user_id: int) -> Actor | None:
         user = session.get(User, user_id)
     if user is None or user.disabled:
         return None
-    return _actor(user)
+    return actor_of(user)
 
 
 @database_errors
 def create_user(
     engine: Engine, name: str, role: Role, password_hash: str | None, email: str | None = None
 ) -> User:
-    """Store a new user.
+    """Store a new user, under a name that looks like no other user's.
 
-    :raises StorageError: for an invalid or taken name, an unknown role or a taken email.
+    The name is checked in the storing transaction, and the unique indexes on its keys
+    refuse a racing look-alike that slips past the check.
+
+    :raises StorageError: for an invalid or taken name, a name too close to another user's
+        (naming it), an unknown role or a taken email.
     """
     check_user_name(name)
     if role not in ROLES:
@@ -167,8 +240,12 @@ def create_user(
     if email is not None and find_user_by_email(engine, email) is not None:
         raise StorageError(f"email {email!r} already belongs to another user")
     now = utcnow()
+    keys = name_keys(name)
     user = User(
         name=name,
+        name_folded=keys.folded,
+        name_shape=keys.shape,
+        name_upper=keys.upper,
         role=role,
         email=email,
         password_hash=password_hash,
@@ -176,12 +253,26 @@ def create_user(
     )
     try:
         with write_session(engine) as session:
+            _refuse_taken_user_name(session, name)
             session.add(user)
             session.commit()
     except IntegrityError:
+        with read_session(engine) as session:  # a racing creation won: say whose name
+            _refuse_taken_user_name(session, name)
         raise StorageError(f"user name {name!r} is taken") from None
     LOGGER.info("created %s user %s", role, name)
     return user
+
+
+def _refuse_taken_user_name(session: Session, name: str) -> None:
+    """:raises StorageError: if *name*, or a name that looks like it, is a user's."""
+    if session.exec(select(User.id).where(User.name == name)).first() is not None:
+        raise StorageError(f"user name {name!r} is taken")
+    found = look_alikes(session, User, name)
+    if found:
+        raise StorageError(
+            f"user name {name!r} is too close to {found[0].name!r}: choose another name"
+        )
 
 
 @database_errors
@@ -216,33 +307,40 @@ def list_user_rows(engine: Engine) -> list[User]:
 
 
 def _named(session: Session, name: str) -> User:
-    """The user *name*, in *session*.
+    """The user *name* means (:func:`resolve_name`), in *session*.
 
-    :raises StorageError: for an unknown user.
+    :raises StorageError: for an unknown user, or a name like several users' names.
     """
-    user = session.exec(select(User).where(User.name == name)).first()
+    user = resolve_name(session, User, name)
     if user is None:
         raise StorageError(f"no user named {name[:70]!r}")
     return user
 
 
 def _end_sessions(session: Session, user: User) -> None:
-    """Delete every open login session of *user* (a new password, a disabled account)."""
+    """Delete every open login session of *user*, and forget the browsers it logged in
+    from (a new password, a disabled account): an old device of a stolen password must
+    not stay exempt from the login throttle."""
     session.execute(delete(LoginSession).where(col(LoginSession.user_id) == row_id(user)))
+    session.execute(delete(LoginDevice).where(col(LoginDevice.user_id) == row_id(user)))
 
 
 @database_errors
-def set_password_hash(engine: Engine, name: str, password_hash: str) -> None:
-    """Replace *name*'s password hash and end all its sessions.
+def set_password_hash(
+    engine: Engine, name: str, password_hash: str, *, new_password: bool = True
+) -> None:
+    """Replace *name*'s password hash. A new password ends all its sessions; the same
+    password hashed again with stronger parameters (*new_password* false) ends nothing.
 
     :raises StorageError: for an unknown user.
     """
     with write_session(engine) as session:
         user = _named(session, name)
         user.password_hash = password_hash
-        user.password_set_at = utcnow()
+        if new_password:
+            user.password_set_at = utcnow()
+            _end_sessions(session, user)
         session.add(user)
-        _end_sessions(session, user)
         session.commit()
 
 
@@ -258,91 +356,4 @@ def set_disabled(engine: Engine, name: str, disabled: bool) -> None:
         session.add(user)
         if disabled:
             _end_sessions(session, user)
-        session.commit()
-
-
-# ------------------------------------------------------------------- login bookkeeping
-
-
-@database_errors
-def record_login_attempt(
-    engine: Engine, user_name: str, client: str, succeeded: bool, at: datetime
-) -> None:
-    """Remember one login attempt made at *at* (the rate limit counts the failures)."""
-    with write_session(engine) as session:
-        session.add(
-            LoginAttempt(user_name=user_name[:64], client=client[:64], succeeded=succeeded, at=at)
-        )
-        session.commit()
-
-
-@database_errors
-def failures_since(
-    engine: Engine, since: datetime, *, user_name: str | None = None, client: str | None = None
-) -> tuple[int, datetime | None]:
-    """Failed logins since *since* for a user name or a client: ``(count, oldest)``."""
-    statement = sa_select(func.count(), func.min(LoginAttempt.at)).where(
-        col(LoginAttempt.at) >= since, col(LoginAttempt.succeeded).is_(False)
-    )
-    if user_name is not None:
-        statement = statement.where(col(LoginAttempt.user_name) == user_name[:64])
-    if client is not None:
-        statement = statement.where(col(LoginAttempt.client) == client[:64])
-    count, oldest = read_rows(engine, statement)[0]
-    if oldest is not None and oldest.tzinfo is None:  # SQLite's min() returns raw text/naive
-        oldest = oldest.astimezone()
-    return int(count), oldest
-
-
-@database_errors
-def open_session(
-    engine: Engine, token_hash: str, user_id: int, method: str, expires_at: datetime
-) -> None:
-    """Store a new session under the SHA-256 of its token."""
-    with write_session(engine) as session:
-        session.add(
-            LoginSession(
-                token_hash=token_hash, user_id=user_id, method=method, expires_at=expires_at
-            )
-        )
-        session.commit()
-
-
-@database_errors
-def session_actor(
-    engine: Engine, token_hash: str, now: datetime, idle_since: datetime
-) -> tuple[Actor, str] | None:
-    """The actor of a live session and how it logged in, marking the session as seen now.
-
-    A session is live until its ``expires_at`` and while it was seen after *idle_since*;
-    a dead session, or one of a disabled user, is deleted and gives ``None``.
-    """
-    with write_session(engine) as session:
-        found = session.exec(
-            select(LoginSession).where(LoginSession.token_hash == token_hash)
-        ).first()
-        if found is None:
-            return None
-        user = session.get(User, found.user_id)
-        if (
-            user is None
-            or user.disabled
-            or found.expires_at <= now
-            or found.last_seen_at <= idle_since
-        ):
-            session.delete(found)
-            session.commit()
-            return None
-        session.execute(
-            update(LoginSession).where(col(LoginSession.id) == found.id).values(last_seen_at=now)
-        )
-        session.commit()
-        return _actor(user), found.method
-
-
-@database_errors
-def close_session(engine: Engine, token_hash: str) -> None:
-    """End one session (logging out); nothing happens if it is already gone."""
-    with write_session(engine) as session:
-        session.execute(delete(LoginSession).where(col(LoginSession.token_hash) == token_hash))
         session.commit()

@@ -1,5 +1,11 @@
 """Creating a tournament from bot names and settings: the checks shared by the CLI and the
-dashboard, so both refuse the same things with the same words."""
+dashboard, so both refuse the same things with the same words.
+
+Bot names are resolved as storage resolves them (:func:`arena.storage.bots.resolve_bot_name`):
+``--bots GREEDY_BOT`` means the stored ``greedy_bot``, and naming one bot twice under
+look-alike spellings (``Greedy_Bot,greedy_bot,greedy-bot``) is refused like naming it
+twice exactly.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +18,16 @@ from sqlalchemy.engine import Engine
 from arena import storage
 from arena.game.rules import RuleSetError, get_ruleset
 from arena.referee.timecontrol import TimeControl
-from arena.storage.models import BOARD_DEALS, BOARD_SIZE, TABLE_DEALS, LadderSettings, Tournament
-from arena.storage.users import Actor, require_role
+from arena.storage.bots import resolve_bot_name
+from arena.storage.models import (
+    BOARD_DEALS,
+    BOARD_SIZE,
+    TABLE_DEALS,
+    BotVersion,
+    LadderSettings,
+    Tournament,
+)
+from arena.storage.users import Actor, AmbiguousName, require_role
 from arena.tournament.deals import deal_secret
 from arena.tournament.formats import Ladder, TournamentFormat, get_format
 from arena.tournament.matchmaker import DEFAULT_CONFIDENCE, DEFAULT_MIN_GAMES
@@ -63,7 +77,8 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
     :class:`LadderOptions`); other formats take no *ladder*.
 
     :raises arena.storage.PermissionDenied: unless *by* is an organiser.
-    :raises TournamentSetupError: for an invalid setting or an unknown bot.
+    :raises TournamentSetupError: for an invalid setting, an unknown bot, a name that looks
+        like several bots' names, or one bot named more than once (in any spelling).
     :raises arena.storage.StorageError: if the name is taken or the database fails.
     """
     require_role(by, "organiser", "creating a tournament")
@@ -87,12 +102,7 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
         secret, predictable = deal_secret(seed)
     except ValueError as exc:
         raise TournamentSetupError(str(exc), "--seed") from None
-    versions = []
-    for bot in bots:
-        version = storage.latest_version(engine, bot)
-        if version is None:
-            raise TournamentSetupError(f"no bot named {bot!r} (submit it first)")
-        versions.append(version)
+    versions = _latest_versions(engine, bots)
     tournament = storage.create_tournament(
         engine,
         name=name,
@@ -118,6 +128,35 @@ def create_tournament(  # noqa: PLR0913 - one keyword per tournament setting
         f"board(s) x 6 seatings = {total} games of {rules.name}, {deals}"
     )
     return tournament, description
+
+
+def _latest_versions(engine: Engine, bots: Sequence[str]) -> list[BotVersion]:
+    """The latest version of each bot *bots* names, in order.
+
+    :raises TournamentSetupError: for an unknown bot, a name that looks like several bots'
+        names, or one bot named more than once.
+    """
+    spellings: dict[str, list[str]] = {}
+    for bot in bots:
+        try:
+            stored = resolve_bot_name(engine, bot)
+        except AmbiguousName as exc:
+            raise TournamentSetupError(str(exc)) from None
+        if stored is None:
+            raise TournamentSetupError(f"no bot named {bot!r} (submit it first)")
+        spellings.setdefault(stored, []).append(bot)
+    for stored, given in spellings.items():
+        if len(given) > 1:
+            raise TournamentSetupError(
+                f"bot {stored!r} is named more than once: {', '.join(map(repr, given))}"
+            )
+    versions = []
+    for stored in spellings:
+        version = storage.latest_version(engine, stored, exact=True)
+        if version is None:  # a bot is stored with its first version, in one transaction
+            raise TournamentSetupError(f"bot {stored!r} has no version (submit it first)")
+        versions.append(version)
+    return versions
 
 
 def _schedule_size(

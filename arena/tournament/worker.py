@@ -24,6 +24,7 @@ import logging
 import sys
 
 from arena.referee import manifest  # noqa: F401 - sets gRPC's fork settings before grpc loads
+from arena.terminal import SafeLogFormatter
 from arena.tournament.jobs import GameJob
 from arena.tournament.player import GamePlayer, Reuse
 
@@ -54,6 +55,14 @@ async def serve(reuse: Reuse) -> None:
         await player.aclose()
 
 
+def configure_logging() -> None:
+    """WARNING and above to stderr, which is the organiser's terminal: a warning may quote
+    a bot's text (a label, an error), so each line's controls are shown as escapes."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(SafeLogFormatter(logging.BASIC_FORMAT))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Serve jobs until stdin closes."""
     parser = argparse.ArgumentParser(prog="python -m arena.tournament.worker")
@@ -64,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         help="which games may share bot processes (board: unsafe, for tests only)",
     )
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    configure_logging()
     asyncio.run(serve(Reuse(args.reuse)))
     return 0
 

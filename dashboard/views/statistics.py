@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import math
+from typing import Final
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from arena.storage import DEFAULT_SAMPLE, TRUMPS, FaultRow, TournamentInfo
-from dashboard import data
+from dashboard import auth, data
 from dashboard.text import md
+
+SPECTATOR_SAMPLES: Final = (500, 1000, 2000, 5000)
+"""The sizes a spectator may choose for the records read (the default among them)."""
+MAX_SAMPLE: Final = 100_000
 
 st.title("Statistics")
 tournament = data.pick_tournament()
@@ -29,6 +34,26 @@ def _detail(fault: FaultRow, tournament: TournamentInfo) -> str:
     """A fault's detail, unless it may name cards of deals still to be played."""
     held = data.held_back(url, tournament, fault.schedule_index)
     return fault.detail if held is None else "held back: " + held.notice()
+
+
+def _games_read(logged_in: bool) -> int:
+    """How many recent game records to read for the per-contract statistics.
+
+    Reading records is this page's dearest query, and its size is the visitor's to choose:
+    a spectator chooses among a few sizes up to :data:`SPECTATOR_SAMPLES`' largest (each
+    size is one cache entry per tournament), a logged-in user any number up to 100,000.
+    Either way the value is bounded here again, whatever the browser sent.
+    """
+    where = st.columns([1, 2])[0]
+    label = "Games read for mean deltas and trump calls"
+    help_text = "The most recent games of the tournament; records are read, so keep it modest."
+    if not logged_in:
+        chosen = where.selectbox(label, SPECTATOR_SAMPLES, index=SPECTATOR_SAMPLES.index(DEFAULT_SAMPLE),
+                                 help=help_text + " Log in to read more.")  # fmt: skip
+        return min(int(chosen or DEFAULT_SAMPLE), max(SPECTATOR_SAMPLES))
+    chosen = where.number_input(label, min_value=1, max_value=MAX_SAMPLE, value=DEFAULT_SAMPLE,
+                                step=500, help=help_text)  # fmt: skip
+    return max(1, min(int(chosen), MAX_SAMPLE))
 
 
 head, seats, faults = st.tabs(["Head to head", "By seat", "Faults"])
@@ -110,16 +135,7 @@ with head:
 
 with seats:
     made = data.contract_stats(url, tournament.id, version)
-    sample = int(
-        st.columns([1, 2])[0].number_input(
-            "Games read for mean deltas and trump calls",
-            min_value=1,
-            max_value=100_000,
-            value=DEFAULT_SAMPLE,
-            step=500,
-            help="The most recent games of the tournament; records are read, so keep it modest.",
-        )
-    )
+    sample = _games_read(auth.visitor() is not None)
     stats = data.record_stats(url, tournament.id, version, sample)
     deltas = {(bot, contract): mean for bot, contract, _hands, mean in stats.deltas}
     st.subheader("Contracts")

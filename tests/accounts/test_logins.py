@@ -1,7 +1,7 @@
 """Accounts and logins on SQLite and a real PostgreSQL: hashes only, the same refusal for a
-wrong name and a wrong password, the failed-login rate limit per user and per client, and
-sessions that end (idle, lifetime, logout, disable, reset). Time is passed in, so the
-windows are exact and no test sleeps."""
+wrong name and a wrong password, sessions that end (idle, lifetime, logout, disable,
+reset) and that count only on the origin they were made on. Time is passed in, so the
+windows are exact and no test sleeps. The throttle: tests/accounts/test_throttle.py."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from sqlalchemy import Engine, text
 
 from arena import storage
 from arena.accounts import admin, logins
+from arena.accounts.throttle import ThrottlePolicy
 from arena.storage import open_database
 from arena.storage.database import StorageError
 from arena.storage.models import utcnow
 from arena.storage.users import find_user
 
-POLICY = logins.LoginPolicy(max_user_failures=3, max_client_failures=4)
+POLICY = logins.LoginPolicy(throttle=ThrottlePolicy(max_client_failures=4))
 """Small limits, so that the tests need few argon2 verifications (each costs 64 MiB and
 a good part of a second on a busy machine); the rules are the same as the defaults'."""
 
@@ -34,6 +35,7 @@ def _now() -> datetime:
     return utcnow()
 
 
+@pytest.mark.real_argon2
 def test_a_password_is_shown_once_and_stored_only_as_an_argon2id_hash(engine: Engine) -> None:
     local = storage.actor(engine)
     password = admin.add_user(engine, local, "alice", "participant")
@@ -44,11 +46,11 @@ def test_a_password_is_shown_once_and_stored_only_as_an_argon2id_hash(engine: En
         ).scalar_one()
         everything = " ".join(
             str(value)
-            for table in ("arena_user", "login_attempt", "login_session")
+            for table in ("arena_user", "login_attempt", "login_session", "login_device")
             for row in connection.execute(text(f"SELECT * FROM {table}"))
             for value in row
         )
-    assert stored.startswith("$argon2id$")
+    assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$")  # RFC 9106's second option
     assert password not in everything
     assert all(u.has_password for u in admin.users(engine, local) if u.name == "alice")
 
@@ -85,66 +87,6 @@ def test_a_wrong_name_and_a_wrong_password_get_the_same_answer(engine: Engine) -
     assert answers == ["wrong user name or password"] * 3
     session = logins.log_in(engine, "alice", password, "10.0.0.1")  # control
     assert session.actor.name == "alice" and session.actor.role == "participant"
-
-
-def test_failed_logins_are_rate_limited_per_user_then_released(engine: Engine) -> None:
-    password = admin.add_user(engine, storage.actor(engine), "alice", "participant")
-    now = _now()
-    for minute in range(POLICY.max_user_failures):
-        with pytest.raises(logins.LoginRefused, match="wrong user name or password"):
-            logins.log_in(
-                engine,
-                "alice",
-                "guess",
-                f"10.0.0.{minute}",
-                POLICY,
-                now + timedelta(minutes=minute),
-            )
-    later = now + timedelta(minutes=POLICY.max_user_failures)
-    # Locked: even the right password is not checked, from any address.
-    wait = POLICY.window - timedelta(minutes=POLICY.max_user_failures)
-    expected = f"too many failed logins for this user: try again in {wait.seconds // 60} minute"
-    with pytest.raises(logins.LoginThrottled, match=expected) as locked:
-        logins.log_in(engine, "alice", password, "10.9.9.9", policy=POLICY, now=later)
-    assert locked.value.retry_after == wait
-    # Refused tries are not counted: once the first failure leaves the window, one more
-    # try is allowed, and the right password gets in.
-    released = now + POLICY.window + timedelta(seconds=1)
-    assert (
-        logins.log_in(engine, "alice", password, "10.9.9.9", policy=POLICY, now=released).actor.name
-        == "alice"
-    )
-
-
-def test_one_failure_fewer_than_the_limit_does_not_lock(engine: Engine) -> None:
-    """The control of the test above: one failure fewer, then the password works."""
-    password = admin.add_user(engine, storage.actor(engine), "alice", "participant")
-    now = _now()
-    for minute in range(POLICY.max_user_failures - 1):
-        with pytest.raises(logins.LoginRefused):
-            logins.log_in(
-                engine,
-                "alice",
-                "guess",
-                "10.0.0.1",
-                policy=POLICY,
-                now=now + timedelta(minutes=minute),
-            )
-    assert logins.log_in(
-        engine, "alice", password, "10.0.0.1", policy=POLICY, now=now + timedelta(minutes=5)
-    )
-
-
-def test_failed_logins_are_rate_limited_per_client_whatever_the_names(engine: Engine) -> None:
-    password = admin.add_user(engine, storage.actor(engine), "alice", "participant")
-    now = _now()
-    for attempt in range(POLICY.max_client_failures):
-        with pytest.raises(logins.LoginRefused):
-            logins.log_in(engine, f"user{attempt}", "guess", "203.0.113.7", policy=POLICY, now=now)
-    with pytest.raises(logins.LoginThrottled, match="for your address"):
-        logins.log_in(engine, "alice", password, "203.0.113.7", policy=POLICY, now=now)
-    # Another client is not affected.
-    assert logins.log_in(engine, "alice", password, "198.51.100.1", policy=POLICY, now=now)
 
 
 def test_sessions_end_when_idle_old_logged_out_disabled_or_reset(engine: Engine) -> None:
@@ -187,6 +129,26 @@ def test_sessions_end_when_idle_old_logged_out_disabled_or_reset(engine: Engine)
         logins.log_in(engine, "alice", password, "10.0.0.1", policy=POLICY, now=now)
     admin.enable_user(engine, local, "alice")
     assert logins.current(engine, fresh(now), now=now) is not None
+
+
+def test_a_session_counts_only_on_the_origin_it_was_made_on(engine: Engine) -> None:
+    password = admin.add_user(engine, storage.actor(engine), "alice", "participant")
+    own = "http://127.0.0.1:8501"
+    visitor = logins.Visitor("127.0.0.1", origin=own)
+    token = logins.log_in(engine, "alice", password, visitor, POLICY).token
+    for elsewhere in ("http://127.0.0.1:9999", "http://localhost:8501", None):
+        assert logins.current(engine, token, origin=elsewhere) is None
+    # Control: on its own origin it lives, and the refusals above did not end it.
+    found = logins.current(engine, token, origin=own)
+    assert found is not None and found.actor.name == "alice"
+
+
+def test_a_malformed_token_is_no_session(engine: Engine) -> None:
+    password = admin.add_user(engine, storage.actor(engine), "alice", "participant")
+    token = logins.log_in(engine, "alice", password, "10.0.0.1", POLICY).token
+    for bad in ("", "x" * 10_000, token + "\x00", token[:-1], "' OR 1=1 --"):
+        assert logins.current(engine, bad) is None
+    assert logins.current(engine, token) is not None  # control
 
 
 def test_only_the_hash_of_a_session_token_is_stored(engine: Engine) -> None:

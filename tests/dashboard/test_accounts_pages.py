@@ -142,15 +142,17 @@ def test_a_session_ended_elsewhere_logs_the_page_out(
     assert "Your session ended; log in again." in texts(app)
 
 
-def test_wrong_passwords_are_refused_then_rate_limited_on_the_page(
+def test_wrong_passwords_are_refused_then_throttled_on_the_page(
     seeded: Seeded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     password = add_account(seeded.engine, "victim", "participant")
     app = _open(seeded, monkeypatch, tmp_path)
-    for _ in range(logins.LoginPolicy().max_user_failures):
-        log_in(app, "victim", "guess")
-        assert [e.value for e in app.sidebar.error] == ["wrong user name or password"]
-    log_in(app, "victim", password)  # too late: locked, the password is not even checked
+    log_in(app, "victim", "guess")
+    assert [e.value for e in app.sidebar.error] == ["wrong user name or password"]
+    for n in range(logins.LoginPolicy().throttle.max_account_failures):  # strangers guessing
+        with pytest.raises(logins.LoginRefused):
+            logins.log_in(seeded.engine, "victim", "guess", f"203.0.113.{n}")
+    log_in(app, "victim", password)  # held back: the password is not even checked
     errors = [e.value for e in app.sidebar.error]
-    assert len(errors) == 1 and errors[0].startswith("too many failed logins for this user")
+    assert errors == ["too many failed logins for this name: try again in 15 minutes"]
     assert logged_in_line(app) == ""

@@ -3,8 +3,9 @@
 A spectator sees standings and replays but is offered no upload and no tournament control;
 a participant uploads a new bot and a new version of it, and is refused, with the owner's
 name, for another user's bot name; an organiser creates and starts a tournament; a wrong
-password is refused and then rate-limited; a login survives a reload (an HttpOnly cookie)
-until it is logged out, and a forged or outlived cookie logs nobody in. Screenshots go to
+password is refused, and strangers guessing a password hold back new browsers but not the
+owner's; a login survives a reload (an HttpOnly cookie) until it is logged out, and a
+forged or outlived cookie logs nobody in. Screenshots go to
 ``test-artifacts/dashboard/``.
 """
 
@@ -21,7 +22,6 @@ import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,6 @@ import pytest
 from arena import storage
 from arena.accounts import admin, logins
 from arena.storage.database import open_database
-from arena.storage.models import utcnow
-from arena.storage.users import failures_since
 from arena.submission import submit_bot
 from dashboard import remember
 from tests.dashboard.helpers import (
@@ -308,21 +306,46 @@ def test_a_login_survives_a_reload_until_it_ends(arena: Arena, page: Any, browse
     copied.context.close()
 
 
-def test_a_wrong_password_is_refused_then_rate_limited(arena: Arena, page: Any) -> None:
+def test_strangers_guessing_a_password_keep_out_new_browsers_not_the_owners(
+    arena: Arena, page: Any, browser: Any
+) -> None:
+    """bob's own browser (it logged in before: its device cookie) gets in while strangers'
+    wrong passwords for bob hold back every browser new to the account (the control)."""
     page.goto(arena.url)
-    page.get_by_text("Viewing as a spectator").wait_for()
-    sidebar = page.locator("[data-testid='stSidebar']")
-    engine = open_database(arena.database)
-    since = utcnow() - timedelta(minutes=1)
-    for attempt in range(1, logins.LoginPolicy().max_user_failures + 1):
-        _log_in(page, "bob", f"guess-{attempt}")
-        sidebar.get_by_text("wrong user name or password").wait_for()
-        deadline = time.monotonic() + 30  # the message may be the last try's: count them
-        while failures_since(engine, since, user_name="bob")[0] < attempt:
-            assert time.monotonic() < deadline, f"login {attempt} was not tried"
-            time.sleep(0.1)
-    engine.dispose()
     _log_in(page, "bob", arena.passwords["bob"])
-    sidebar.get_by_text("too many failed logins for this user: try again in").wait_for()
-    assert page.get_by_text("Logged in as").count() == 0
-    _shot(page, "6-rate-limited")
+    page.get_by_text("Logged in as bob (participant)").wait_for()
+    device = _wait_for_cookie(page, remember.DEVICE_COOKIE)
+    assert (device["httpOnly"], device["sameSite"]) == (True, "Strict")
+    sidebar = page.locator("[data-testid='stSidebar']")
+    sidebar.get_by_role("button", name="Log out").click()
+    page.get_by_text("Viewing as a spectator").wait_for()
+    _log_in(page, "bob", "guess-1")
+    sidebar.get_by_text("wrong user name or password").wait_for()
+
+    engine = open_database(arena.database)
+    for n in range(logins.LoginPolicy().throttle.max_account_failures):
+        with pytest.raises(logins.LoginRefused):
+            logins.log_in(engine, "bob", f"guess-{n}", f"203.0.113.{n}")
+    engine.dispose()
+
+    stranger = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
+    stranger.goto(arena.url)
+    _log_in(stranger, "bob", arena.passwords["bob"])
+    stranger.get_by_text("too many failed logins for this name: try again in").wait_for()
+    assert stranger.get_by_text("Logged in as").count() == 0
+    _shot(stranger, "6-throttled-new-browser")
+    stranger.context.close()
+
+    _log_in(page, "bob", arena.passwords["bob"])
+    page.get_by_text("Logged in as bob (participant)").wait_for()
+    _shot(page, "7-owner-browser-gets-in")
+
+
+def _wait_for_cookie(page: Any, name: str, deadline_s: float = 30.0) -> dict[str, Any]:
+    deadline = time.monotonic() + deadline_s
+    while True:
+        found = [c for c in page.context.cookies() if c["name"] == name]
+        if found:
+            return dict(found[0])
+        assert time.monotonic() < deadline, f"the {name} cookie was never set"
+        time.sleep(0.1)

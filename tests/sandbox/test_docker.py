@@ -53,7 +53,7 @@ def test_compose_config_is_valid_and_hardened() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     services = json.loads(done.stdout)["services"]
-    assert set(services) == {"db", "arena", "dashboard"}
+    assert {"db", "arena", "dashboard"} <= set(services)
     assert services["db"]["image"].startswith("postgres:")
     for name in ("arena", "dashboard"):
         service = services[name]
@@ -65,6 +65,25 @@ def test_compose_config_is_valid_and_hardened() -> None:
         assert service["pids_limit"] > 0 and int(service["mem_limit"]) > 0 and service["cpus"] > 0
     assert set(services["arena"]["cap_add"]) == {"SETUID", "SETGID", "CHOWN", "KILL"}
     assert "cap_add" not in services["dashboard"]
+
+
+def test_the_dashboard_is_reached_only_through_its_proxy_which_alone_it_trusts() -> None:
+    compose = tool("docker-compose")
+    done = subprocess.run(
+        [compose, "-f", str(DOCKER / "compose.yaml"), "config", "--format", "json"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    services = json.loads(done.stdout)["services"]
+    assert set(services) == {"db", "arena", "dashboard", "proxy"}
+    dashboard, proxy = services["dashboard"], services["proxy"]
+    assert "ports" not in dashboard  # no way around the proxy
+    assert [port["published"] for port in proxy["ports"]] == ["8501"]
+    trusted = dashboard["environment"]["ARENA_TRUSTED_PROXIES"]
+    assert trusted == proxy["networks"]["default"]["ipv4_address"]
+    assert dashboard["environment"]["ARENA_PUBLIC_URL"].startswith("http")
+    assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"]
+    assert any(v["target"] == "/etc/nginx/nginx.conf" for v in proxy["volumes"])
 
 
 # ---------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ TABLES = {
     "arena_user",
     "login_attempt",
     "login_session",
+    "login_device",
     "version_test",
     "bot",
     "bot_version",
