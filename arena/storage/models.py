@@ -179,6 +179,9 @@ class User(SQLModel, table=True):
     disabled: bool = Field(default=False, sa_type=Boolean)
     created_at: datetime = _when()
     password_set_at: datetime | None = _when(nullable=True)
+    must_change_password: bool = Field(default=False, sa_type=Boolean)
+    """Set by an organiser's ``user add`` / ``user reset``: that password logs in once, and
+    the session can do nothing but replace it (migration 0009)."""
 
 
 class LoginAttempt(SQLModel, table=True):
@@ -378,6 +381,9 @@ class Tournament(TournamentBase, table=True):
     only here, never in a Public variant, so nothing that shows a tournament carries it."""
     arena_faults: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """Games the arena itself failed (replayed, never rated): a harness-loss count."""
+    private_to: int | None = Field(default=None, foreign_key="arena_user.id", nullable=True)
+    """A test match's requester: only they and organisers see the tournament, its games and
+    their records; ``None``: public, as every tournament before migration 0011."""
 
 
 class TournamentCreate(TournamentBase):
@@ -409,6 +415,12 @@ class Entry(SQLModel, table=True):
     position: int = Field(primary_key=True)
     """0, 1, ... in the order the entrants were given."""
     bot_version_id: int = Field(foreign_key="bot_version.id")
+    left_at: datetime | None = _when(nullable=True)
+    """When the entrant left a ladder (it is scheduled no more; its games and ratings
+    stay); ``None``: still in (migration 0011)."""
+    left_because: str | None = Field(default=None, max_length=16, nullable=True)
+    """``withdrawn`` by its owner or an organiser, or ``retired`` by a newer version of its
+    bot entering the same open ladder."""
 
 
 class LadderSettings(SQLModel, table=True):
@@ -429,6 +441,11 @@ class LadderSettings(SQLModel, table=True):
     """It stops once every bot is above the next with at least this probability ..."""
     min_games: int
     """... and every bot has played at least this many rated games."""
+    open: bool = Field(default=False, sa_type=Boolean)
+    """An open ladder: a participant's new version enters it by itself once its smoke game
+    passes, and retires the bot's previous version there (migration 0011)."""
+    max_versions_per_day: int | None = Field(default=None, nullable=True)
+    """A participant's versions in 24 hours while this ladder is open; ``None``: no quota."""
 
 
 class LadderMatch(SQLModel, table=True):
@@ -568,3 +585,124 @@ class VersionTest(SQLModel, table=True):
     tournament_id: int = Field(foreign_key="tournament.id", primary_key=True)
     spec: str = Field(sa_type=Text)
     """JSON of :class:`arena.tournament.compare.VersionTestSpec`."""
+
+
+# ----------------------------------------------------------------------- joining (0009)
+
+
+class Invite(SQLModel, table=True):
+    """An invitation code (``arena user invite``): only its SHA-256 is kept, as a login
+    token's is, so the database alone lets nobody join."""
+
+    __tablename__ = "invite"
+    __table_args__ = (
+        UniqueConstraint("code_hash"),
+        CheckConstraint("role IN ('organiser', 'participant')", name="role"),
+        CheckConstraint("max_uses >= 1", name="max_uses"),
+        CheckConstraint("uses >= 0 AND uses <= max_uses", name="uses"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    code_hash: str = Field(max_length=64, repr=False)
+    role: str = Field(max_length=16)
+    """The role an account made with the code gets."""
+    max_uses: int
+    uses: int = Field(default=0)
+    """Accounts made with the code so far, counted in the transaction that makes each."""
+    expires_at: datetime | None = _when(nullable=True)
+    """``None``: never expires."""
+    revoked: bool = Field(default=False, sa_type=Boolean)
+    created_at: datetime = _when()
+    created_by: int = Field(foreign_key="arena_user.id")
+
+
+class SignUpAttempt(SQLModel, table=True):
+    """A sign-up tried on the dashboard: the per-client limit counts them."""
+
+    __tablename__ = "signup_attempt"
+    __table_args__ = (Index("ix_signup_attempt_client_at", "client", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    client: str = Field(max_length=64)
+    """The visitor's client key (:mod:`arena.web.clients`)."""
+    user_name: str = Field(max_length=64)
+    succeeded: bool = Field(sa_type=Boolean)
+    at: datetime = _when()
+
+
+class ArenaSetting(SQLModel, table=True):
+    """An organiser's setting of the whole arena (``arena settings set``), as text; the
+    typed registry is :mod:`arena.storage.settings`."""
+
+    __tablename__ = "arena_setting"
+
+    key: str = Field(max_length=64, primary_key=True)
+    value: str = Field(max_length=255)
+    updated_at: datetime = _when()
+    updated_by: int | None = Field(default=None, foreign_key="arena_user.id", nullable=True)
+
+
+# ----------------------------------------------------------------------- submissions (0010)
+
+
+class Submission(SQLModel, table=True):
+    """Every submission tried, stored or not, with its build and smoke-game log: what its
+    author reads later on My bots, and what the daily version quota counts."""
+
+    __tablename__ = "submission"
+    __table_args__ = (
+        Index("ix_submission_user_id_submitted_at", "user_id", "submitted_at"),
+        Index("ix_submission_bot_version_id", "bot_version_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="arena_user.id")
+    bot_name: str = Field(max_length=64)
+    """The name the manifest gave (or the archive's, when the manifest did not parse)."""
+    version: str | None = Field(default=None, max_length=32, nullable=True)
+    via: str = Field(max_length=16)
+    """``cli``, ``dashboard`` or ``api``."""
+    submitted_at: datetime = _when()
+    finished_at: datetime | None = _when(nullable=True)
+    outcome: str = Field(default="running", max_length=16)
+    """``running``, ``stored``, ``unchanged`` (the same files are stored), ``refused``
+    (manifest, name, permission or quota), ``build_failed`` or ``smoke_failed``."""
+    message: str = Field(default="", max_length=500)
+    """One line: why it failed, or the stored label."""
+    log: str = Field(default="", sa_type=Text, repr=False)
+    """The build's output and the smoke game's (faults, the bot's stderr), capped: private
+    to the submitter and organisers."""
+    bot_version_id: int | None = Field(default=None, foreign_key="bot_version.id", nullable=True)
+
+
+# ----------------------------------------------------------------------- test matches (0011)
+
+
+class TestMatch(SQLModel, table=True):
+    """A participant's unranked test match, queued for the runner: their bot against one
+    or two chosen opponents over every seating. It is played as a private tournament."""
+
+    __tablename__ = "test_match"
+    __test__ = False  # not a pytest test class
+    __table_args__ = (
+        Index("ix_test_match_status", "status"),
+        Index("ix_test_match_requested_by_requested_at", "requested_by", "requested_at"),
+        CheckConstraint("boards >= 1", name="boards"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    requested_by: int = Field(foreign_key="arena_user.id")
+    bot_version_id: int = Field(foreign_key="bot_version.id")
+    opponents: str = Field(sa_type=Text)
+    """JSON list of the opponents as asked: bot names or ``builtin:NAME``."""
+    boards: int
+    ruleset: str = Field(max_length=64)
+    status: str = Field(default="queued", max_length=16)
+    """``queued``, ``running``, ``played``, ``failed`` or ``cancelled``."""
+    requested_at: datetime = _when()
+    started_at: datetime | None = _when(nullable=True)
+    finished_at: datetime | None = _when(nullable=True)
+    tournament_id: int | None = Field(default=None, foreign_key="tournament.id", nullable=True)
+    """The private tournament its games are stored in, once it is made."""
+    message: str = Field(default="", max_length=500)
+    """Why it failed, in one line."""

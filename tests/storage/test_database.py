@@ -38,6 +38,11 @@ TABLES = {
     "rating",
     "rating_snapshot",
     "tournament",
+    "invite",
+    "signup_attempt",
+    "arena_setting",
+    "submission",
+    "test_match",
 }
 
 
