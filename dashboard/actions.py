@@ -4,7 +4,8 @@ Each action goes through the same code as the CLI: :func:`arena.submission.submi
 for bots, :func:`arena.tournament.setup.create_tournament` for tournaments, and
 ``python -m arena.cli tournament run --user NAME`` in a detached process for running one,
 so a tournament started here is played exactly as one started from a shell and keeps going
-if the dashboard stops.
+if the dashboard stops. A test match is queued (:mod:`arena.storage.test_matches`) and
+played by ``python -m arena.cli queue run --once``, detached likewise.
 
 Every action takes the logged-in :class:`Actor` (``None`` for a spectator) and is refused
 here, by the same role and ownership checks the CLI runs, whatever the page showed: a
@@ -22,14 +23,14 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 from sqlalchemy.engine import Engine
 
-from arena.storage import Actor
+from arena.storage import Actor, test_matches
 from arena.storage.database import StorageError
+from arena.storage.ladder import set_ladder_open as set_open
 from arena.submission import SubmitError, submit_bot
 from arena.tournament import setup
 from dashboard.archive import ArchiveError, extract_bot_archive
@@ -89,7 +90,7 @@ def submit_archive(
             raise ActionError(f"archive refused: {exc}") from None
         try:
             version, created = submit_bot(
-                engine, root, data_dir, submitter=submitter, via="dashboard"
+                engine, root, data_dir, submitter=submitter, via="dashboard", name_hint=filename
             )
         except (SubmitError, StorageError) as exc:
             raise ActionError(f"submission refused: {exc}") from None
@@ -137,6 +138,37 @@ def create_tournament(  # noqa: PLR0913  (one keyword per form field)
     except (setup.TournamentSetupError, StorageError) as exc:
         raise ActionError(str(exc)) from None
     return description
+
+
+def set_ladder_open(
+    engine: Engine,
+    tournament_id: int,
+    *,
+    is_open: bool,
+    max_versions_per_day: int | None,
+    by: Actor | None,
+) -> str:
+    """Open or close a ladder and set its daily quota (``arena tournament open|close``);
+    one line saying what it is now.
+
+    :raises ActionError: for a visitor who is no organiser, a quota below 1 or no ladder.
+    """
+    user = _logged_in(by, "organiser", "open or close a ladder")
+    try:
+        set_open(
+            engine,
+            tournament_id,
+            is_open=is_open,
+            max_versions_per_day=max_versions_per_day,
+            by=user,
+        )
+    except StorageError as exc:
+        raise ActionError(str(exc)) from None
+    if not is_open:
+        return "closed: new versions no longer enter it by themselves"
+    quota = max_versions_per_day
+    limit = "no daily quota" if quota is None else f"at most {quota} versions a day each"
+    return f"open: every newly stored version enters it ({limit})"
 
 
 @dataclass
@@ -240,46 +272,84 @@ def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:100] or "tournament"
 
 
-# --------------------------------------------------------------------------- play now
+# ----------------------------------------------------------------------- test matches
 
-PLAY_NOW_PREFIX: Final = "play now"
-"""How the tournament of an unranked "play now" match is named (then the time and bots)."""
+HOUSE_BOTS: Final = tuple(test_matches.HOUSE_BOTS)
+"""The house bots a test match may name (``builtin:random`` ...)."""
+_QUEUE_RUNNERS: list[subprocess.Popen[bytes]] = []
 
 
-def start_play_now(
+def request_test_match(
     engine: Engine,
     database_url: str,
     data_dir: Path,
-    bots: list[str],
-    by: Actor | None,
     *,
-    ruleset: str = "classic",
-    time_control: str = DEFAULT_TIME_CONTROL,
-) -> str:
-    """Play one unranked match of three bots now, in the background; its tournament's name.
+    bot: str,
+    opponents: list[str],
+    boards: int,
+    ruleset: str,
+    by: Actor | None,
+) -> int:
+    """Queue a test match for *by* (the checks of ``arena bot test``) and make sure a
+    queue runner plays it; the match's id.
 
-    The match is one duplicate board (the same secret deals under all 6 seatings) stored as
-    its own one-board round robin of the three latest versions, named ``play now <UTC
-    time>: A, B, C``. Stored like any tournament's, its games open on the Replays page; it
-    is unranked because ratings are per tournament, so it moves no other standings. It is
-    created and run by the same actions (and checks) as any tournament: the runner is
-    ``arena tournament run`` in a detached process.
+    The match is played by ``arena queue run --once`` in a detached process, never in the
+    dashboard's: started here unless a queue runner already holds the queue (which plays
+    every queued match in turn).
 
-    :raises ActionError: unless exactly three different bots are chosen, or as
-        :func:`create_tournament` and :func:`start_runner` refuse.
+    :raises ActionError: for a spectator, someone else's bot, an unknown or inactive
+        opponent, a quota spent (saying when to try again), or any invalid field.
     """
-    if len(bots) != 3 or len(set(bots)) != 3:
-        raise ActionError("choose three different bots")
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
-    name = f"{PLAY_NOW_PREFIX} {stamp}: {', '.join(bots)}"[:120].rstrip(" ,")
-    create_tournament(
-        engine,
-        name=name,
-        ruleset=ruleset,
-        bots=bots,
-        boards=1,
-        time_control=time_control,
-        by=by,
-    )
-    start_runner(database_url, data_dir, name, by)
-    return name
+    user = _logged_in(by, "participant", "start a test match")
+    try:
+        match = test_matches.request_test_match(
+            engine, by=user, bot=bot, opponents=opponents, boards=boards, ruleset=ruleset
+        )
+    except StorageError as exc:
+        raise ActionError(str(exc)) from None
+    start_queue_runner(engine, database_url, data_dir)
+    return test_matches.match_id(match)
+
+
+def start_queue_runner(engine: Engine, database_url: str, data_dir: Path) -> int | None:
+    """Start ``arena queue run --once`` as a detached process unless a queue runner holds
+    the queue; its pid, or ``None`` when one is already playing.
+
+    A request stored while the holder finishes is not lost: the holder looks at the queue
+    again after letting it go (:func:`arena.tournament.test_matches.run_queue`).
+    """
+    with _LOCK:
+        _QUEUE_RUNNERS[:] = [p for p in _QUEUE_RUNNERS if p.poll() is None]  # reap the ended
+        try:
+            if test_matches.queue_runner_busy(engine):
+                return None
+        except StorageError as exc:
+            raise ActionError(f"the test match is queued, but no runner started: {exc}") from None
+        logs = data_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ, ARENA_DB=database_url, ARENA_DATA=str(data_dir))
+        env.pop("STREAMLIT_SERVER_PORT", None)
+        with (logs / "test-queue.log").open("ab") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "arena.cli", "queue", "run", "--once"],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,  # detached: it finishes the queue if the dashboard stops
+            )
+        _QUEUE_RUNNERS.append(process)
+        LOGGER.info("started the test-match queue runner (pid %d)", process.pid)
+        return process.pid
+
+
+def cancel_test_match(engine: Engine, test_match_id: int, by: Actor | None) -> None:
+    """Cancel a queued test match of *by*'s (an organiser: anyone's).
+
+    :raises ActionError: for a spectator, someone else's match, or one no longer queued.
+    """
+    user = _logged_in(by, "participant", "cancel a test match")
+    try:
+        test_matches.cancel_test_match(engine, test_match_id, user)
+    except StorageError as exc:
+        raise ActionError(str(exc)) from None

@@ -31,13 +31,19 @@ PAGES = [
     st.Page("views/statistics.py", title="Statistics", icon=":material/query_stats:"),
     st.Page("views/replays.py", title="Replays", icon=":material/playing_cards:"),
     st.Page("views/bots.py", title="Bots", icon=":material/smart_toy:"),
+    # A logged-in author's own bots and logs (a spectator is asked to log in). Listed for
+    # everyone: the router runs before the login of the same run is known.
+    st.Page("views/my_bots.py", title="My bots", icon=":material/folder_shared:"),
     st.Page("views/tournaments.py", title="Tournaments", icon=":material/trophy:"),
     st.Page("views/ladder.py", title="Ladder", icon=":material/stairs:"),
     st.Page("views/version_tests.py", title="Version tests", icon=":material/compare_arrows:"),
-    st.Page("views/play_now.py", title="Play now", icon=":material/play_arrow:"),
+    st.Page("views/test_match.py", title="Test match", icon=":material/play_arrow:"),
+    # Reached from the sidebar's links (and by URL): not in the page list.
+    st.Page("views/join.py", title="Sign up", icon=":material/person_add:", visibility="hidden"),
+    st.Page("views/account.py", title="Account", icon=":material/key:", visibility="hidden"),
 ]
 
 page = st.navigation(PAGES)
-visitor = auth.gate()  # who is logged in (or stop here when the arena is private)
+visitor = auth.gate(page.url_path)  # who is logged in (or stop here: a private arena, ...)
 st.sidebar.caption(auth.sidebar_caption(visitor))
 page.run()

@@ -20,6 +20,11 @@ logout, and when the user is disabled or gets a new password. A built-in login i
 kept in an HttpOnly cookie (:mod:`dashboard.remember`), so a reload or a second tab finds
 it again while the session lives; so is a provider login, which then also ends when the
 provider no longer vouches for the same account (a logout there, another person's login).
+
+A password session whose password an organiser set (``arena user add/reset``) sees
+nothing but the form that replaces it: :func:`gate` shows it instead of whichever page was
+asked for. The sidebar links to the Account page (change password) and, when the arena
+takes sign-ups, to the Sign up page.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from typing import Final
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from arena.accounts import logins
+from arena.accounts import joining, logins
+from arena.accounts import policy as policy_rules
 from arena.storage import Actor, StorageError
 from arena.web.clients import UNKNOWN
 from dashboard import data, guard, remember
@@ -118,6 +124,12 @@ def current() -> Actor | None:
     A database that cannot be asked ends no login: the visitor is a spectator for this run
     only, and the token and the cookie stay for the next.
     """
+    session = current_session()
+    return session.actor if session is not None else None
+
+
+def current_session() -> logins.Session | None:
+    """The arena session of this browser session (:func:`current`), or ``None``."""
     token = st.session_state.get(SESSION_KEY)
     if isinstance(token, str):
         try:
@@ -125,7 +137,7 @@ def current() -> Actor | None:
         except StorageError:
             return None
         if session is not None:
-            return session.actor
+            return session
         del st.session_state[SESSION_KEY]
         st.session_state[NOTICE_KEY] = "Your session ended; log in again."
         st.session_state[SPENT_COOKIE_KEY] = token
@@ -155,7 +167,7 @@ def _alive(token: str) -> logins.Session | None:
         raise
 
 
-def _from_cookie() -> Actor | None:
+def _from_cookie() -> logins.Session | None:
     """The login this browser kept in its cookie (a reload, another tab), if it lives.
 
     :raises StorageError: if the database could not be asked.
@@ -169,7 +181,14 @@ def _from_cookie() -> Actor | None:
         _clear_cookie()
         return None
     st.session_state[SESSION_KEY] = token
-    return session.actor
+    return session
+
+
+def begin(session: logins.Session) -> None:
+    """Make *session*, just opened (a login, a sign-up), this browser session's login, and
+    have the page keep it across reloads."""
+    st.session_state[SESSION_KEY] = session.token
+    _remember(session)
 
 
 def _remember(session: logins.Session) -> None:
@@ -197,7 +216,7 @@ def _provider_email() -> str | None:
     return email
 
 
-def _from_identity_provider() -> Actor | None:
+def _from_identity_provider() -> logins.Session | None:
     """Open an arena session for a visitor the identity provider has just logged in, and
     keep it in the login cookie like a built-in login: a reload finds it again (while the
     provider vouches for it, see :func:`_alive`) instead of opening another."""
@@ -215,9 +234,8 @@ def _from_identity_provider() -> Actor | None:
         st.session_state[NOTICE_KEY] = str(exc)
         st.session_state[REFUSED_KEY] = email
         return None
-    st.session_state[SESSION_KEY] = session.token
-    _remember(session)
-    return session.actor
+    begin(session)
+    return session
 
 
 def sidebar(actor: Actor | None) -> None:
@@ -232,8 +250,12 @@ def sidebar(actor: Actor | None) -> None:
     notice = st.session_state.pop(NOTICE_KEY, None)
     if notice:
         box.warning(notice)
+    done = st.session_state.pop(DONE_KEY, None)
+    if done:
+        box.success(done)
     if actor is not None:
         box.markdown(f"Logged in as **{actor.name}** ({actor.role})")
+        box.page_link(ACCOUNT_PAGE, label="Account: change password", icon=":material/key:")
         if box.button("Log out", key="logout", icon=":material/logout:"):
             if log_out():
                 st.stop()  # a rerun now could overtake the browser's redirect to the provider
@@ -241,6 +263,17 @@ def sidebar(actor: Actor | None) -> None:
         return
     box.caption("Viewing as a spectator")
     login_form(box)
+    if sign_up_offered():
+        box.page_link(JOIN_PAGE, label="Sign up", icon=":material/person_add:")
+
+
+def sign_up_offered() -> bool:
+    """Does the arena take sign-ups (``arena settings set join invite`` or ``open``)? A
+    database that cannot be asked offers none (the page would refuse anyway)."""
+    try:
+        return joining.join_mode(data.engine()) != "closed"
+    except StorageError:
+        return False
 
 
 def sidebar_caption(actor: Actor | None) -> str:
@@ -276,8 +309,7 @@ def login_form(where: DeltaGenerator) -> None:
         except StorageError as exc:
             where.error(f"login failed: {exc}")
         else:
-            st.session_state[SESSION_KEY] = session.token
-            _remember(session)
+            begin(session)
             st.rerun()
 
 
@@ -301,6 +333,13 @@ def log_out() -> bool:
 
 
 ACTOR_KEY: Final = "_arena_actor"
+DONE_KEY: Final = "_arena_done_notice"
+"""A success to show once in the sidebar on the next run (a password changed)."""
+JOIN_PAGE: Final = "views/join.py"
+OPEN_WHEN_PRIVATE: Final = frozenset({"join"})
+"""URL paths of the pages a spectator of a private arena may open: signing up is the way
+into a private arena that takes sign-ups."""
+ACCOUNT_PAGE: Final = "views/account.py"
 
 
 def visitor() -> Actor | None:
@@ -309,14 +348,74 @@ def visitor() -> Actor | None:
     return found if isinstance(found, Actor) else None
 
 
-def gate() -> Actor | None:
-    """The router's step: find the visitor, show the login box, and stop a spectator's
-    page run when the dashboard is private."""
-    actor = current()
+def gate(url_path: str = "") -> Actor | None:
+    """The router's step for the page at *url_path*: find the visitor, show the login box,
+    stop a spectator's page run when the dashboard is private (except the Sign up page,
+    which shows nothing of the arena), and stop every page run of a session that must
+    replace an organiser's password, showing it the form to do so instead (whichever page
+    its URL names)."""
+    session = current_session()
+    actor = session.actor if session is not None else None
     st.session_state[ACTOR_KEY] = actor
     sidebar(actor)
-    if actor is None and private():
+    if session is not None and _must_replace_password(session):
+        st.title("Choose your own password")
+        st.info(
+            "An organiser set the password you logged in with, so someone else knows it: "
+            "replace it to go on."
+        )
+        change_password_form()
+        st.stop()
+    if actor is None and private() and url_path not in OPEN_WHEN_PRIVATE:
         st.title("952 Arena")
         st.info("This arena is private: log in (in the sidebar) to see it.")
         st.stop()
     return actor
+
+
+def _must_replace_password(session: logins.Session) -> bool:
+    """Must *session* replace its password before seeing any page? A database that cannot
+    be asked says yes for this run (the form then reports the failure): a page must not
+    open for a session that may not see it."""
+    try:
+        return logins.must_replace_password(data.engine(), session)
+    except StorageError as exc:
+        LOGGER.warning("password-change check failed: %s", exc)
+        return True
+
+
+def password_rules() -> str:
+    """The password policy in one line, for the forms that take a new password."""
+    return (
+        f"At least {policy_rules.MIN_LENGTH} and at most {policy_rules.MAX_LENGTH} "
+        "characters, not your user name nor containing it, not one character repeated. "
+        "A passphrase of a few words is easy to remember and hard to guess."
+    )
+
+
+def change_password_form() -> None:
+    """The form that replaces the logged-in user's password (the Account page, and the
+    forced change after an organiser's password). The session goes on; the user's other
+    sessions end."""
+    with st.form("change_password", clear_on_submit=True):
+        old = st.text_input("Current password", type="password", key="password_current")
+        new = st.text_input(
+            "New password", type="password", key="password_new", help=password_rules()
+        )
+        again = st.text_input("New password again", type="password", key="password_again")
+        submitted = st.form_submit_button("Change password", type="primary")
+    if not submitted:
+        return
+    token = st.session_state.get(SESSION_KEY)
+    if not isinstance(token, str):
+        st.error("Your session ended; log in again.")
+        return
+    try:
+        logins.change_password(data.engine(), token, old, new, again, login_origin(), policy())
+    except logins.LoginRefused as exc:
+        st.error(str(exc))
+    except StorageError as exc:
+        st.error(f"the password was not changed: {exc}")
+    else:
+        st.session_state[DONE_KEY] = "Your password is changed; your other sessions ended."
+        st.rerun()

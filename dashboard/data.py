@@ -17,6 +17,9 @@ from sqlalchemy.engine import Engine, make_url
 from arena import storage
 from arena.game.steps import Replay, build_replay
 from arena.storage.database import data_dir, default_url, open_database
+from arena.storage.privacy import Viewer, redact_seats, seat_owners
+from arena.storage.test_matches import may_see_tournament
+from arena.storage.users import Actor
 from arena.tournament.deal_groups import deal_group
 
 Version = tuple[int, int, str]
@@ -54,8 +57,15 @@ def engine() -> Engine:
 
 @st.cache_data(ttl=2, show_spinner=False)
 def tournaments(url: str) -> list[storage.TournamentInfo]:
-    """Every tournament, newest first."""
+    """Every tournament, newest first, private ones included: pages that list or pick
+    tournaments use :func:`visible_tournaments`."""
     return storage.tournament_overview(engine_for(url))
+
+
+def visible_tournaments(url: str, visitor: Actor | None) -> list[storage.TournamentInfo]:
+    """The tournaments *visitor* (``None``: a spectator) may see, newest first: the public
+    ones, and a test match's private one only for its requester and organisers."""
+    return [t for t in tournaments(url) if may_see_tournament(t.private_to, visitor)]
 
 
 @st.cache_data(ttl=1, show_spinner=False)
@@ -113,15 +123,24 @@ def fault_counts(url: str, tournament_id: int, data_version: Version) -> list[st
 
 @st.cache_data(ttl=5, max_entries=64, show_spinner=False)
 def faults(
-    url: str, tournament_id: int | None, bots: tuple[int, ...] | None, limit: int
+    url: str, tournament_id: int | None, bots: tuple[int, ...] | None, limit: int, viewer: Viewer
 ) -> list[storage.FaultRow]:
-    """Fault details of the latest faulted games."""
-    return storage.faults(
+    """Faults of the latest faulted games, as *viewer* may read them (the cache is keyed
+    by the viewer: one viewer's readable details never reach another)."""
+    rows = storage.faults(
         engine_for(url),
         tournament_id=tournament_id,
         bot_version_ids=None if bots is None else list(bots),
         limit=limit,
+        viewer=viewer,
     )
+    # A test match's faults show only to whom its private tournament shows.
+    private = {t.name: t.private_to for t in tournaments(url) if t.private_to is not None}
+    return [
+        row
+        for row in rows
+        if row.tournament not in private or viewer.may_read(private[row.tournament])
+    ]
 
 
 @st.cache_data(ttl=3, show_spinner=False)
@@ -195,11 +214,21 @@ def held_back(url: str, tournament: storage.TournamentInfo, schedule_index: int)
     return None if stored >= len(group) else HeldBack(stored, len(group))
 
 
+@st.cache_data(ttl=10, max_entries=1024, show_spinner=False)
+def readable_seats(url: str, game_id: int, viewer: Viewer) -> tuple[int, ...]:
+    """The seats of stored game *game_id* whose logs and fault details *viewer* may read."""
+    owners = seat_owners(engine_for(url), game_id)
+    return tuple(sorted(viewer.readable_seats(owners)))
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
-def replay(url: str, game_id: int) -> Replay:
-    """A stored game as replay steps (kept as a resource: snapshots are not picklable;
-    stored games never change, so sharing it between sessions is safe)."""
-    record = storage.game_record(engine_for(url), game_id)
+def replay(url: str, game_id: int, readable: tuple[int, ...]) -> Replay:
+    """A stored game as replay steps, with the logs and fault details of the *readable*
+    seats only (:func:`arena.storage.privacy.redact_seats`; :func:`readable_seats` says
+    which a viewer may read). Kept as a resource (snapshots are not picklable) under that
+    key: stored games never change, so sessions that may read the same seats share it,
+    and no session gets a copy holding more than its own seats."""
+    record = redact_seats(storage.game_record(engine_for(url), game_id), readable)
     return build_replay(record, game=str(game_id))
 
 
@@ -208,9 +237,12 @@ def replay(url: str, game_id: int) -> Replay:
 _SELECTED = "_selected_tournament"
 
 
-def pick_tournament(label: str = "Tournament") -> storage.TournamentInfo | None:
-    """A sidebar choice of tournament, remembered across pages (``?tournament=`` too)."""
-    items = tournaments(database_url())
+def pick_tournament(
+    visitor: Actor | None, label: str = "Tournament"
+) -> storage.TournamentInfo | None:
+    """A sidebar choice among the tournaments *visitor* may see, remembered across pages
+    (``?tournament=`` too: a private tournament's name there shows nothing to others)."""
+    items = visible_tournaments(database_url(), visitor)
     if not items:
         st.info(
             "No tournament yet. Create one on the **Tournaments** page, or with "
@@ -251,6 +283,7 @@ def status_badge(status: str) -> str:
     colour = {
         "running": "blue",
         "finished": "green",
+        "played": "green",
         "failed": "red",
         "interrupted": "orange",
     }.get(status, "gray")

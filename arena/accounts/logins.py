@@ -16,6 +16,10 @@ The rules, all in :class:`LoginPolicy`:
 
 Identities from an OpenID Connect provider (Streamlit's ``st.login``) get a session the
 same way, for the user whose ``--email`` the provider vouches for.
+
+A user changes their own password here too (:func:`change_password`); a password an
+organiser set must be changed before a password session may do anything else
+(:func:`must_replace_password`, which the dashboard's gate asks on every page run).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from typing import Final
 
 from sqlalchemy import Engine
 
-from arena.accounts.passwords import verify
+from arena.accounts.passwords import hash_password, verify
+from arena.accounts.policy import PasswordRefused, check_password
 from arena.accounts.throttle import ThrottlePolicy, wait_for
 from arena.storage.logins import (
     close_session,
@@ -51,7 +56,10 @@ from arena.storage.users import (
     Actor,
     AmbiguousName,
     actor_by_id,
+    find_user,
     find_user_by_email,
+    password_change_required,
+    replace_own_password,
     resolve_user,
     set_password_hash,
 )
@@ -177,6 +185,30 @@ def _visitor(visitor: Visitor | str) -> Visitor:
     return visitor if isinstance(visitor, Visitor) else Visitor(visitor)
 
 
+def _hold_back(
+    engine: Engine,
+    name: str,
+    user_id: int | None,
+    visitor: Visitor,
+    policy: LoginPolicy,
+    now: datetime,
+) -> tuple[str | None, bool]:
+    """Refuse a password check for *name* (user *user_id*, if known) by *visitor* while the
+    throttle holds it back; else the hash of the visitor's device token and whether that
+    device has logged in as the user before (as the attempt is then recorded).
+
+    :raises LoginThrottled: while the throttle holds this attempt back.
+    """
+    device = _device_hash(visitor)
+    trusted = bool(device and user_id and device_trusted(engine, device, user_id))
+    since = now - policy.throttle.window
+    counts = failure_counts(engine, name, visitor.client, device, trusted, since)
+    wait = wait_for(policy.throttle, counts, trusted, now)
+    if wait is not None:
+        raise LoginThrottled(wait.message(), wait.retry_after)
+    return device, trusted
+
+
 def log_in(
     engine: Engine,
     name: str,
@@ -199,13 +231,7 @@ def log_in(
     # Counted under the account's own name: spelling it another way (another case, other
     # separators, a look-alike letter) gives a guesser no other allowance.
     name = user.name if user is not None else typed
-    device = _device_hash(visitor)
-    trusted = bool(device and user and user.id and device_trusted(engine, device, user.id))
-    since = now - policy.throttle.window
-    counts = failure_counts(engine, name, visitor.client, device, trusted, since)
-    wait = wait_for(policy.throttle, counts, trusted, now)
-    if wait is not None:
-        raise LoginThrottled(wait.message(), wait.retry_after)
+    device, trusted = _hold_back(engine, name, user.id if user else None, visitor, policy, now)
 
     def attempt(succeeded: bool) -> None:
         record_login_attempt(engine, name, visitor.client, succeeded, now, device, trusted)
@@ -293,6 +319,82 @@ def current(
 def log_out(engine: Engine, token: str) -> None:
     """End the session of *token*."""
     close_session(engine, token_hash(token))
+
+
+# ------------------------------------------------------------------- changing a password
+
+
+def must_replace_password(engine: Engine, session: Session) -> bool:
+    """Must *session* replace its user's password before it may do anything else?
+
+    Only a session opened with a password an organiser set (``user add``, ``user reset``)
+    must: a single sign-on session never typed that password, and the CLI's ``--user`` is
+    no login.
+    """
+    if session.method == IDENTITY_PROVIDER:
+        return False
+    return password_change_required(engine, session.actor.id)
+
+
+def change_password(
+    engine: Engine,
+    token: str,
+    current_password: str,
+    new_password: str,
+    confirmation: str,
+    visitor: Visitor,
+    policy: LoginPolicy = LoginPolicy(),
+    now: datetime | None = None,
+) -> None:
+    """Replace the password of *token*'s user with *new_password*, which the user typed
+    twice, after checking *current_password*.
+
+    The session of *token* goes on, and the browser of *visitor* stays trusted; every
+    other session of the user ends and every other browser is forgotten, as for any new
+    password. A wrong current password counts as a failed login (the throttle's rules):
+    a session left open on a shared machine must not become a way to guess the password.
+
+    :raises LoginThrottled: while the throttle holds the check back.
+    :raises LoginRefused: for an ended session, a wrong current password, a confirmation
+        that differs, the same password again, or one the policy refuses.
+    :raises arena.storage.StorageError: if the database fails.
+    """
+    now = now or utcnow()
+    session = current(engine, token, policy, now, origin=visitor.origin)
+    if session is None:
+        raise LoginRefused("your session ended; log in again")
+    name = session.actor.name
+    if new_password != confirmation:
+        raise LoginRefused("the new password and its confirmation differ")
+    try:
+        check_password(new_password, name)
+    except PasswordRefused as exc:
+        raise LoginRefused(str(exc)) from None
+    user = find_user(engine, name)
+    device, trusted = _hold_back(engine, name, session.actor.id, visitor, policy, now)
+    ok, _ = verify(current_password, user.password_hash if user else None)
+    record_login_attempt(engine, name, visitor.client, ok, now, device, trusted)
+    if not ok:
+        LOGGER.warning("wrong current password for %s from %s", name, visitor.client)
+        raise LoginRefused("the current password is wrong")
+    if new_password == current_password:
+        raise LoginRefused("choose a new password, not the current one")
+    replace_own_password(
+        engine, session.actor.id, hash_password(new_password), token_hash(token), device
+    )
+    LOGGER.info("%s changed their password", name)
+
+
+def start_session(
+    engine: Engine,
+    actor: Actor,
+    visitor: Visitor,
+    policy: LoginPolicy = LoginPolicy(),
+    now: datetime | None = None,
+) -> Session:
+    """Open a password session for *actor*, who has just proved who they are another way
+    (they signed up with the password a moment ago)."""
+    return _open(engine, actor, "password", visitor, policy, now or utcnow())
 
 
 def _open(

@@ -15,6 +15,8 @@ from arena.cli.bot import bot_group
 from arena.cli.dashboard import dashboard_command
 from arena.cli.doctor import doctor_command
 from arena.cli.match import match_command
+from arena.cli.queue import queue_group
+from arena.cli.settings import settings_group
 from arena.cli.simulate import simulate_command
 from arena.cli.terminal import safe_logging, safe_text
 from arena.cli.tournament import (
@@ -76,7 +78,9 @@ for command in (
     match_command,
     bot_group,
     user_group,
+    settings_group,
     tournament_group,
+    queue_group,
     standings_command,
     replay_command,
     export_command,

@@ -12,9 +12,11 @@ from rich.table import Table
 from sqlalchemy.engine import Engine
 
 from arena import storage
+from arena.cli.bot_logs import logs_command
 from arena.cli.common import resolve_ruleset, resolve_time_control
 from arena.cli.compare import compare_command
 from arena.cli.match import ensure_built
+from arena.cli.queue import test_command
 from arena.cli.storage_options import data_dir, db_options, open_engine
 from arena.cli.terminal import Hanging, safe_markup, safe_text
 from arena.cli.users import acting_user, user_option
@@ -240,4 +242,62 @@ def show_command(name: str, db: str | None, data: Path | None) -> None:
     console.print(f"manifest of the latest version: {safe_markup(versions[-1].manifest)}")
 
 
+@bot_group.command("withdraw")
+@click.argument("name")
+@click.option("--ladder", "ladder", required=True, help="The ladder to leave.")
+@click.option("--version", "version", default=None,
+              help="The entered version (its version or label) [default: the bot's version "
+              "that the ladder still plays].")  # fmt: skip
+@user_option
+@db_options
+def withdraw_command(
+    name: str, ladder: str, version: str | None, user: str | None, db: str | None,
+    data: Path | None,
+) -> None:  # fmt: skip
+    """Withdraw bot NAME from a ladder (its owner or an organiser): the ladder schedules it
+    no more; its games and ratings stay, and the standings show it as left."""
+    engine = open_engine(db, data)
+    by = acting_user(engine, user)
+    try:
+        tournament = storage.get_tournament(engine, ladder)
+        tournament_id = storage.row_id(tournament)
+        version_id, label = _entrant_to_withdraw(engine, tournament_id, name, version)
+        storage.withdraw_entry(engine, tournament_id, version_id, by)
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"withdrew {safe_text(label)} from ladder {safe_text(tournament.name)!r}: it "
+        "is scheduled no more; its games and ratings stay"
+    )
+
+
+def _entrant_to_withdraw(
+    engine: Engine, tournament_id: int, name: str, version: str | None
+) -> tuple[int, str]:
+    """The bot version id and label that ``bot withdraw`` means: bot *name*'s *version* (a
+    version or a label) if given, else its entrant the ladder still plays (or, when none
+    is left, its last entrant, which :func:`arena.storage.withdraw_entry` refuses saying
+    why).
+
+    :raises StorageError: for an unknown bot or version, or a bot that was never entered.
+    """
+    versions = storage.bot_versions(engine, name)
+    if not versions:
+        raise StorageError(f"no bot named {name!r}")
+    if version is not None:
+        named = [v for v in versions if version in (v.version, v.label)]
+        if not named:
+            raise StorageError(f"bot {name!r} has no version {version!r}")
+        return storage.row_id(named[-1]), named[-1].label
+    entered = [
+        e for e in storage.ladder_entrants(engine, tournament_id) if e.bot_id == versions[0].bot_id
+    ]
+    chosen = [e for e in entered if e.active] or entered[-1:]
+    if not chosen:
+        raise StorageError(f"bot {name!r} is not entered in this ladder")
+    return chosen[-1].bot_version_id, chosen[-1].label
+
+
 bot_group.add_command(compare_command)
+bot_group.add_command(test_command)
+bot_group.add_command(logs_command)

@@ -1,4 +1,4 @@
-"""``arena tournament create|run|add|status``, ``arena standings``, ``arena replay``,
+"""``arena tournament create|run|add|open|close|status``, ``arena standings``, ``arena replay``,
 ``arena export`` and ``arena ratings recompute``."""
 
 from __future__ import annotations
@@ -34,9 +34,17 @@ from arena.game.rules import PRESETS
 from arena.game.textreplay import replay_text
 from arena.recordfiles import export_file_name, export_stem, load_record
 from arena.storage.database import StorageError
+from arena.storage.privacy import (
+    ORGANISER,
+    Viewer,
+    owners_of_versions,
+    redact_record,
+    tournament_seats,
+)
 from arena.storage.record_texts import RecordText, game_record_text, tournament_record_texts
 from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND, StandingRow
 from arena.storage.tournaments import check_tournament_name, shown_name, stored_rules
+from arena.storage.workspace import may_see_tournament, viewable_record
 from arena.tournament import setup
 from arena.tournament.compare import FORMAT as VERSION_TEST_FORMAT
 from arena.tournament.deals import SEED_MAX
@@ -86,7 +94,9 @@ def _ladder_budget(ctx: click.Context, param: click.Parameter, value: int | None
 @click.option(
     "--ruleset", default="classic", show_default=True, help=f"One of: {', '.join(PRESETS)}."
 )
-@click.option("--bots", required=True, help="Comma-separated bot names (their latest versions).")
+@click.option("--bots", default="",
+              help="Comma-separated bot names (their latest versions); an --open ladder may "
+              "start with none.")  # fmt: skip
 @click.option("--boards", type=click.IntRange(min=1), default=None,
               help="Duplicate boards per table; each is played under all 6 seatings "
               "[default: 4; a ladder plays one board per match].")  # fmt: skip
@@ -109,6 +119,12 @@ def _ladder_budget(ctx: click.Context, param: click.Parameter, value: int | None
 @click.option("--min-games", type=click.IntRange(min=0, max=MAX_GAMES), default=None,
               help="Ladder: rated games each bot plays before it may stop; bots below "
               "it are matched first [default: 12].")  # fmt: skip
+@click.option("--open", "is_open", is_flag=True,
+              help="Ladder: every newly stored version enters it by itself (after its "
+              "smoke game), retiring its bot's previous version there.")  # fmt: skip
+@click.option("--max-versions-per-day", type=click.IntRange(min=1), default=None,
+              help="Open ladder: versions a participant may submit in 24 hours "
+              "[default: no quota].")  # fmt: skip
 @user_option
 @db_options
 def create_command(
@@ -123,6 +139,8 @@ def create_command(
     games: int | None,
     confidence: float | None,
     min_games: int | None,
+    is_open: bool,
+    max_versions_per_day: int | None,
     user: str | None,
     db: str | None,
     data: Path | None,
@@ -134,7 +152,8 @@ def create_command(
 
     A ``--format ladder`` has no fixed schedule: it chooses each match from the ratings as
     it plays, takes new bots and versions while it runs, and stops on --games or
-    --confidence.
+    --confidence. An --open ladder also takes every newly stored bot and version by itself
+    (docs/ladder.md, "Open ladders").
     """
     resolve_ruleset(ruleset)
     resolve_time_control(time_control)
@@ -142,6 +161,10 @@ def create_command(
         raise click.BadParameter(
             "a ladder plays one board per match; --boards is for round robins",
             param_hint="--boards",
+        )
+    if max_versions_per_day is not None and not is_open:
+        raise click.BadParameter(
+            "a quota is for an --open ladder", param_hint="--max-versions-per-day"
         )
     engine = open_engine(db, data)
     by = acting_user(engine, user)
@@ -157,7 +180,7 @@ def create_command(
             format_name=format_name,
             rating_mode=rating_mode,
             time_control=time_control,
-            ladder=_ladder_options(games, confidence, min_games),
+            ladder=_ladder_options(games, confidence, min_games, is_open, max_versions_per_day),
         )
     except setup.TournamentSetupError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.param) from None
@@ -167,16 +190,22 @@ def create_command(
 
 
 def _ladder_options(
-    games: int | None, confidence: float | None, min_games: int | None
+    games: int | None,
+    confidence: float | None,
+    min_games: int | None,
+    is_open: bool = False,
+    max_versions_per_day: int | None = None,
 ) -> setup.LadderOptions | None:
     """The ladder options given, or ``None`` when none is (defaults for a ladder)."""
-    if games is None and confidence is None and min_games is None:
+    if games is None and confidence is None and min_games is None and not is_open:
         return None
     default = setup.LadderOptions()
     return setup.LadderOptions(
         games=default.games if games is None else games,
         confidence=default.confidence if confidence is None else confidence,
         min_games=default.min_games if min_games is None else min_games,
+        open=is_open,
+        max_versions_per_day=max_versions_per_day,
     )
 
 
@@ -333,6 +362,72 @@ def add_command(name: str, bot: str, user: str | None, db: str | None, data: Pat
     click.echo(f"entered {safe_text(version.label)} into ladder {name!r}{retiring}")
 
 
+@tournament_group.command("open")
+@click.argument("name")
+@click.option("--max-versions-per-day", type=click.IntRange(min=1), default=None,
+              help="Versions a participant may submit in 24 hours [default: keep the "
+              "ladder's quota].")  # fmt: skip
+@click.option("--no-quota", is_flag=True, help="Remove the ladder's daily quota.")
+@user_option
+@db_options
+def open_command(
+    name: str,
+    max_versions_per_day: int | None,
+    no_quota: bool,
+    user: str | None,
+    db: str | None,
+    data: Path | None,
+) -> None:
+    """Open ladder NAME (organisers only): from now on every newly stored version enters
+    it by itself, retiring its bot's previous version there."""
+    if no_quota and max_versions_per_day is not None:
+        raise click.BadParameter(
+            "give a quota or --no-quota, not both", param_hint="--max-versions-per-day"
+        )
+    engine = open_engine(db, data)
+    try:
+        tournament = storage.get_tournament(engine, name)
+        tournament_id = storage.row_id(tournament)
+        quota = storage.ladder_settings(engine, tournament_id).max_versions_per_day
+        if no_quota or max_versions_per_day is not None:
+            quota = max_versions_per_day
+        storage.set_ladder_open(
+            engine,
+            tournament_id,
+            is_open=True,
+            max_versions_per_day=quota,
+            by=acting_user(engine, user),
+        )
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    limit = "no daily quota" if quota is None else f"at most {quota} versions a day per participant"
+    click.echo(f"ladder {safe_text(tournament.name)!r} is open: new versions enter it ({limit})")
+
+
+@tournament_group.command("close")
+@click.argument("name")
+@user_option
+@db_options
+def close_command(name: str, user: str | None, db: str | None, data: Path | None) -> None:
+    """Close ladder NAME (organisers only): new versions no longer enter it by themselves
+    (nor count against its quota); its entrants stay and it plays on."""
+    engine = open_engine(db, data)
+    try:
+        tournament = storage.get_tournament(engine, name)
+        tournament_id = storage.row_id(tournament)
+        quota = storage.ladder_settings(engine, tournament_id).max_versions_per_day
+        storage.set_ladder_open(
+            engine,
+            tournament_id,
+            is_open=False,
+            max_versions_per_day=quota,
+            by=acting_user(engine, user),
+        )
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"ladder {safe_text(tournament.name)!r} is closed: new versions no longer enter it")
+
+
 @tournament_group.command("status")
 @click.argument("name")
 @db_options
@@ -364,14 +459,27 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
 
 
 def _ladder_status(engine: Engine, tournament_id: int) -> None:
-    """A ladder's stopping rule, its retired versions and the matches in play."""
+    """A ladder's stopping rule, whether it is open, its entrants that left and the matches
+    in play."""
     settings = storage.ladder_settings(engine, tournament_id)
     budget = f"budget {settings.games_budget} games" if settings.games_budget else "no budget"
-    retired = [e.label for e in storage.ladder_entrants(engine, tournament_id) if e.retired]
+    entrants = storage.ladder_entrants(engine, tournament_id)
+    retired = [e.label for e in entrants if e.retired]
+    withdrawn = [e.label for e in entrants if e.withdrawn]
     click.echo(
         f"ladder: {budget}, stops at P(above next) >= {settings.confidence:g} after "
-        f"{settings.min_games}+ games each; retired: {safe_text(', '.join(retired)) or 'none'}"
+        f"{settings.min_games}+ games each; retired: {safe_text(', '.join(retired)) or 'none'}; "
+        f"withdrawn: {safe_text(', '.join(withdrawn)) or 'none'}"
     )
+    if settings.open:
+        quota = settings.max_versions_per_day
+        limit = "no daily quota" if quota is None else f"at most {quota} versions a day each"
+        click.echo(f"open: new versions enter by themselves ({limit})")
+    else:
+        click.echo("closed: entrants are added by an organiser (arena tournament add)")
+    active = sum(e.active for e in entrants)
+    if active < 3:
+        click.echo(f"waiting: {active} active entrant(s); a match needs 3")
     for match in storage.unfinished_matches(engine, tournament_id):
         click.echo(
             f"in play: match {match.match_index} ({safe_text(', '.join(match.labels))}), "
@@ -384,7 +492,9 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
     it as one JSON object (*as_json*)."""
     try:
         tournament = storage.get_tournament(engine, name) if name else None
-        shown_one = tournament or next(iter(storage.list_tournaments(engine)), None)
+        # By default the newest public tournament: a test match's is private to its requester.
+        public = (t for t in storage.list_tournaments(engine) if t.private_to is None)
+        shown_one = tournament or next(public, None)
         shown_id = storage.row_id(shown_one) if shown_one is not None else None
         rows = storage.standings(engine, shown_id) if shown_id is not None else []
         progress = storage.progress(engine, shown_id) if shown_id is not None else None
@@ -408,7 +518,8 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
 
     for row in rows:
         table.add_row(
-            str(row.rank), safe_markup(row.bot), safe_markup(row.owner), f"{row.conservative:.2f}",
+            str(row.rank), safe_markup(_shown_bot(row)), safe_markup(row.owner),
+            f"{row.conservative:.2f}",
             f"{row.mu:.2f}", f"{row.sigma:.2f}",
             rate(row.p_above_next), rank_span(row), str(row.games), str(row.wins),
             f"{row.mean_score:+.2f}", rate(row.made_9), rate(row.made_5), rate(row.made_2),
@@ -428,6 +539,11 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
             f"arena faults: {tournament.arena_faults} game(s) failed by the arena itself, "
             "replayed and never rated"
         )
+
+
+def _shown_bot(row: StandingRow) -> str:
+    """The row's label, and why it left a ladder if it did (its rating stays)."""
+    return row.bot if row.left is None else f"{row.bot} ({row.left})"
 
 
 def rank_span(row: StandingRow) -> str:
@@ -459,6 +575,7 @@ def standings_json(
                 "version": row.version,
                 "label": row.bot,
                 "owner": row.owner,
+                "left": row.left,
                 "bot_version_id": row.bot_version_id,
                 "mu": row.mu,
                 "sigma": row.sigma,
@@ -485,28 +602,35 @@ def standings_json(
               help="Print every column (with the rank confidence) as one JSON object.")  # fmt: skip
 @db_options
 def standings_command(name: str | None, as_json: bool, db: str | None, data: Path | None) -> None:
-    """Standings of tournament NAME (default: the most recent), with how sure each rank is."""
+    """Standings of tournament NAME (default: the most recent one that is not a test
+    match), with how sure each rank is."""
     print_standings(open_engine(db, data), name, as_json)
 
 
 @click.command("replay")
 @click.argument("game_id", type=ROW_ID)
+@user_option
 @db_options
-def replay_command(game_id: int, db: str | None, data: Path | None) -> None:
+def replay_command(game_id: int, user: str | None, db: str | None, data: Path | None) -> None:
     """A readable replay of stored game GAME_ID: the number `arena tournament status NAME`
     lists under "game ids for `arena replay`" (and the dashboard's Replays page shows), not
     the "game_id" text inside a record. A damaged record is refused, saying what is wrong.
+
+    Fault details are shown as --user may read them: a bot's own to its owner, all to an
+    organiser (the host's `local` by default).
     """
     engine = open_engine(db, data)
+    viewer = Viewer.of(acting_user(engine, user))
     try:
         stored = game_record_text(engine, game_id)
+        record = load_record(stored.text, game=str(game_id))
+        shown = viewable_record(engine, game_id, viewer)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    try:
-        record = load_record(stored.text, game=str(game_id))
     except RecordError as exc:
         raise click.ClickException(f"damaged record: {_one_line(str(exc))}") from None
-    click.echo(replay_text(_shown_record(record)))
+    del record  # checked above; what is shown is the viewer's copy of it
+    click.echo(replay_text(_shown_record(shown)))
 
 
 def _shown_record(value: Any) -> Any:
@@ -525,11 +649,22 @@ def _shown_record(value: Any) -> Any:
 @click.command("export")
 @click.argument("name")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--user", "user", envvar="ARENA_USER", default=None, metavar="NAME",
+              help="Export as this account may read the records: each bot's stderr and "
+              "fault details only for its owner (an organiser reads all) [env ARENA_USER; "
+              "default: the host's complete organiser export].")  # fmt: skip
 @db_options
-def export_command(name: str, out: Path, db: str | None, data: Path | None) -> None:
+def export_command(
+    name: str, out: Path, user: str | None, db: str | None, data: Path | None
+) -> None:
     """Write every stored game of tournament NAME to --out as JSON game records in the
     arena952.game/1 format (RECORD.md, docs/record-format.md), one file per game:
     NAME-000000.json, NAME-000001.json, ... by schedule index.
+
+    Without --user this is the host's organiser export, complete: every bot's stdout and
+    stderr (bot_logs) and every fault's detail. With --user U the records are redacted for
+    U: only U's own bots keep their logs and fault details; a private tournament that is
+    not U's is refused.
 
     A NAME with characters other than letters, digits, '_', '.' and '-' gets a file-safe
     stem instead (the others become '_', plus a short hash of NAME); files never land
@@ -538,16 +673,34 @@ def export_command(name: str, out: Path, db: str | None, data: Path | None) -> N
     are (exit status 1).
     """
     engine = open_engine(db, data)
+    viewer = ORGANISER if user is None else Viewer.of(acting_user(engine, user))
     try:
         tournament = storage.get_tournament(engine, name)
+        if not may_see_tournament(engine, storage.row_id(tournament), viewer):
+            raise StorageError(f"no tournament named {name!r}")
         stored = tournament_record_texts(engine, storage.row_id(tournament))
+        records = _checked_records(tournament.name, stored)
+        if viewer != ORGANISER:
+            records = _redacted(engine, storage.row_id(tournament), records, viewer)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
-    records = _checked_records(tournament.name, stored)
     prepare_out_dir(out)
     _write_records(out, tournament.name, records)
     pattern = f"{export_stem(tournament.name)}-NNNNNN.json"
     click.echo(f"wrote {len(stored)} record(s) to {out} as {pattern}")
+
+
+def _redacted(
+    engine: Engine, tournament_id: int, records: list[tuple[int, Any]], viewer: Viewer
+) -> list[tuple[int, Any]]:
+    """*records* (by schedule index) as *viewer* may read them
+    (:func:`arena.storage.privacy.redact_record`)."""
+    seats = tournament_seats(engine, tournament_id)
+    owners = owners_of_versions(engine, {v for by_seat in seats.values() for v in by_seat})
+    return [
+        (index, redact_record(record, viewer, [owners.get(v) for v in seats.get(index, [])]))
+        for index, record in records
+    ]
 
 
 def _checked_records(tournament: str, stored: list[RecordText]) -> list[tuple[int, Any]]:

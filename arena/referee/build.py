@@ -33,7 +33,12 @@ DEFAULT_BUILD_TIMEOUT_S = 600.0
 
 
 class BuildError(RuntimeError):
-    """A build failed or timed out; the message is one line."""
+    """A build failed or timed out; the message is one line, *output* what it printed
+    (its last 2,000 characters, when it ran), for the submission's log."""
+
+    def __init__(self, message: str, output: str = "") -> None:
+        super().__init__(message)
+        self.output = output
 
 
 def _fingerprint(manifest: BotManifest) -> str:
@@ -99,12 +104,13 @@ def build(
         returncode, output = done.returncode, done.output
     output = output[-2000:]
     if returncode == 127 and "command not found" in output:
-        raise BuildError(f"{manifest.name}: build command not found: {command!r}")
+        raise BuildError(f"{manifest.name}: build command not found: {command!r}", output)
     if returncode != 0:
         last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
         said = f": {last[:200]}" if last else " and printed nothing"
         raise BuildError(
-            f"{manifest.name}: build {command!r} failed with exit code {returncode}{said}"
+            f"{manifest.name}: build {command!r} failed with exit code {returncode}{said}",
+            output,
         )
     (manifest.directory / STAMP_NAME).write_text(_fingerprint(manifest) + "\n")
     return output

@@ -55,15 +55,20 @@ from arena.storage.games import (
 )
 from arena.storage.ladder import (
     LADDER_FORMAT,
+    EntrantLeft,
     LadderEntrant,
     ScheduledMatch,
     enter_new_versions,
+    enter_open_ladders,
     enter_version,
     ladder_entrants,
     ladder_matches,
     ladder_settings,
     schedule_match,
+    set_ladder_open,
     unfinished_matches,
+    version_quota_refusal,
+    withdraw_entry,
 )
 from arena.storage.models import BOARD_SIZE, CONTRACTS, TRUMPS, row_id
 from arena.storage.ratings import ratings, recompute_ratings
@@ -112,6 +117,7 @@ __all__ = [
     "Actor",
     "BotInfo",
     "ContractStats",
+    "EntrantLeft",
     "FaultCount",
     "FaultRow",
     "GameAlreadyStored",
@@ -138,6 +144,7 @@ __all__ = [
     "create_tournament",
     "default_url",
     "enter_new_versions",
+    "enter_open_ladders",
     "enter_version",
     "entries",
     "fault_counts",
@@ -170,6 +177,7 @@ __all__ = [
     "require_role",
     "row_id",
     "schedule_match",
+    "set_ladder_open",
     "set_status",
     "standings",
     "stored_indexes",
@@ -178,4 +186,6 @@ __all__ = [
     "tournament_overview",
     "tournament_records",
     "unfinished_matches",
+    "version_quota_refusal",
+    "withdraw_entry",
 ]

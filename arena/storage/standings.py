@@ -79,6 +79,9 @@ class StandingRow:
     """The worst rank of that interval."""
     owner: str = ""
     """The user who owns the bot's name."""
+    left: str | None = None
+    """Why it left a ladder (``retired``, ``withdrawn``): it plays no more, its games and
+    rating stay; ``None``: still in."""
 
 
 STANDINGS_LEGEND = (
@@ -125,6 +128,7 @@ def standings(
                 col(Bot.name),
                 col(BotVersion.version),
                 col(User.name),
+                col(Entry.left_because),
             )
             .join(Entry, col(Entry.bot_version_id) == col(BotVersion.id))
             .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
@@ -139,7 +143,7 @@ def standings(
         stats = {row[0]: row[1:] for row in session.execute(_stats_query(tournament_id))}
     prior = rating_model(model).initial()
     rows: list[StandingRow] = []
-    for bot_id, label, bot_name, version, owner in entrants:
+    for bot_id, label, bot_name, version, owner, left in entrants:
         assert bot_id is not None
         rated = current.get(bot_id)
         mu, sigma = (rated.mu, rated.sigma) if rated is not None else (prior.mu, prior.sigma)
@@ -164,6 +168,7 @@ def standings(
                 name=bot_name,
                 version=version,
                 owner=owner,
+                left=left,
             )
         )
     rows.sort(key=lambda r: (-r.conservative, -r.mu, r.bot))

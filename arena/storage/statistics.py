@@ -1,5 +1,6 @@
 """The dashboard's statistics: head-to-head score differences, contracts made, per-contract
-deltas and trump calls, and faults.
+deltas and trump calls, and faults (their detail and the bot's stderr only for its owner
+and organisers: :mod:`arena.storage.privacy`).
 
 Sums come from the narrow ``game_seat`` table; records are read only where nothing else
 holds the numbers, and then a bounded number of them: per-contract deltas and trump calls
@@ -25,6 +26,7 @@ from sqlmodel import col
 from arena.storage.bots import version_labels
 from arena.storage.database import database_errors, read_rows
 from arena.storage.models import BOARD_SIZE, BotVersion, Game, GameSeat, Tournament
+from arena.storage.privacy import Viewer, owners_of_versions, redact_record
 
 DEFAULT_SAMPLE: Final = 2000
 """Games read for the record-based statistics (per-contract deltas, trump calls)."""
@@ -279,6 +281,9 @@ class FaultRow:
     detail: str
     autopilot: bool
     stderr_tail: str
+    hidden: bool = False
+    """The viewer may not read this fault's detail and stderr (:mod:`arena.storage.privacy`):
+    ``detail`` says so and ``stderr_tail`` is empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,8 +323,11 @@ def faults(
     tournament_id: int | None = None,
     bot_version_ids: Sequence[int] | None = None,
     limit: int = 100,
+    viewer: Viewer,
 ) -> list[FaultRow]:
-    """Faults of the latest faulted games (newest first), of some bots or of a tournament.
+    """Faults of the latest faulted games (newest first), of some bots or of a tournament,
+    as *viewer* may read them: the detail and stderr of a bot's faults only for its owner
+    and organisers (:func:`arena.storage.privacy.redact_record`).
 
     Only the records of faulted games are read (found through ``game_seat.faulted``), at
     most *limit* of them.
@@ -342,8 +350,7 @@ def faults(
         return []
     labels = version_labels(engine)
     wanted = None if bot_version_ids is None else set(bot_version_ids)
-    out: list[FaultRow] = []
-    for game_id, name, index, seats_text, record_text in read_rows(
+    rows = read_rows(
         engine,
         sa_select(
             col(Game.id),
@@ -355,9 +362,15 @@ def faults(
         .join(Tournament, col(Tournament.id) == col(Game.tournament_id))
         .where(col(Game.id).in_(game_ids))
         .order_by(col(Game.id).desc()),
-    ):
+    )
+    owners = owners_of_versions(engine, {version for row in rows for version in json.loads(row[3])})
+    out: list[FaultRow] = []
+    for game_id, name, index, seats_text, record_text in rows:
         seats = json.loads(seats_text)
-        for fault in json.loads(record_text).get("faults") or []:
+        record = redact_record(
+            json.loads(record_text), viewer, [owners.get(version) for version in seats]
+        )
+        for fault in record.get("faults") or []:
             seat = fault.get("seat")
             if seat not in (0, 1, 2) or (wanted is not None and seats[seat] not in wanted):
                 continue
@@ -375,6 +388,7 @@ def faults(
                     detail=str(fault.get("detail", "")),
                     autopilot=bool(fault.get("autopilot", False)),
                     stderr_tail=str(fault.get("stderr_tail") or ""),
+                    hidden=bool(fault.get("hidden", False)),
                 )
             )
     return out

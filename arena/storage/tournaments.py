@@ -85,6 +85,7 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
     shuffle: str = HMAC_SHUFFLE,
     ladder: LadderSettings | None = None,
     deal_scope: str = BOARD_DEALS,
+    private_to: int | None = None,
 ) -> Tournament:
     """Store a new tournament and its entrants (bot version ids, in order), and for a
     ladder its stopping *ladder* settings (their ``tournament_id`` is filled in).
@@ -93,6 +94,7 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
     their board keys come from; *seed* is the explicit seed it was made from, if any
     (reported as predictable). Legacy (``mt19937``) tournaments need a *seed*. *deal_scope*
     ``table`` gives every table its own boards' keys (keyed round robins only).
+    *private_to* makes it a test match's tournament, seen only by that user and organisers.
 
     :raises StorageError: if the name exists or breaks :data:`TOURNAMENT_NAME`, an entrant
         is unknown or repeated, or a value is invalid (rating mode other than
@@ -149,6 +151,7 @@ def create_tournament(  # noqa: PLR0913  (keyword-only: one per tournament colum
             tournament = Tournament.model_validate(spec)
             tournament.shuffle = shuffle
             tournament.deal_secret = None if deal_secret is None else deal_secret.hex()
+            tournament.private_to = private_to
             session.add(tournament)
             session.flush()
             assert tournament.id is not None
@@ -328,6 +331,9 @@ class TournamentInfo:
     """Games the arena itself failed (replayed, never rated)."""
     deal_scope: str = BOARD_DEALS
     """Which games share a deal key (:attr:`arena.storage.models.TournamentBase.deal_scope`)."""
+    private_to: int | None = None
+    """A test match's requester, the only participant who may see it
+    (:func:`arena.storage.test_matches.may_see_tournament`); ``None``: public."""
 
     @property
     def predictable(self) -> bool:
@@ -386,6 +392,7 @@ def tournament_overview(engine: Engine) -> list[TournamentInfo]:
             shuffle=t.shuffle,
             arena_faults=t.arena_faults,
             deal_scope=t.deal_scope,
+            private_to=t.private_to,
         )
         for t in list_tournaments(engine)
     ]

@@ -17,7 +17,7 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, TypeVar
+from typing import Final, NoReturn, TypeVar
 
 from sqlalchemy import ColumnElement, Engine, delete, func, or_
 from sqlalchemy import select as sa_select
@@ -55,6 +55,10 @@ class PermissionDenied(StorageError):
     """The actor may not do this; the message says why, in one line."""
 
 
+class NameTaken(StorageError):
+    """A new user's name is another user's, or looks like it; the message names it."""
+
+
 class AmbiguousName(StorageError):
     """A name given from outside is none of the stored names exactly, but looks like
     several of them (look-alikes stored before migration 0008, which reported them); the
@@ -85,6 +89,8 @@ class UserInfo:
     has_password: bool
     created_at: datetime
     bots: int
+    must_change_password: bool
+    """The password was set by an organiser and is still to be replaced."""
 
 
 def require_role(actor: Actor, role: Role, action: str) -> None:
@@ -221,24 +227,59 @@ def actor_by_id(engine: Engine, user_id: int) -> Actor | None:
 
 @database_errors
 def create_user(
-    engine: Engine, name: str, role: Role, password_hash: str | None, email: str | None = None
+    engine: Engine,
+    name: str,
+    role: Role,
+    password_hash: str | None,
+    email: str | None = None,
+    *,
+    must_change_password: bool = False,
 ) -> User:
     """Store a new user, under a name that looks like no other user's.
 
     The name is checked in the storing transaction, and the unique indexes on its keys
-    refuse a racing look-alike that slips past the check.
+    refuse a racing look-alike that slips past the check. *must_change_password*: the
+    password was set by an organiser, and must be replaced after the first login.
 
     :raises StorageError: for an invalid or taken name, a name too close to another user's
         (naming it), an unknown role or a taken email.
     """
-    check_user_name(name)
-    if role not in ROLES:
-        raise StorageError(f"unknown role {role!r}: choose organiser or participant")
     email = email.strip() if email else None
     if email is not None and ("@" not in email or len(email) > 254):
         raise StorageError(f"invalid email address {email[:70]!r}")
     if email is not None and find_user_by_email(engine, email) is not None:
         raise StorageError(f"email {email!r} already belongs to another user")
+    try:
+        with write_session(engine) as session:
+            user = add_user_row(
+                session, name, role, password_hash, email, must_change_password=must_change_password
+            )
+            session.commit()
+    except IntegrityError:
+        refuse_raced_user_name(engine, name)
+    LOGGER.info("created %s user %s", role, name)
+    return user
+
+
+def add_user_row(
+    session: Session,
+    name: str,
+    role: Role,
+    password_hash: str | None,
+    email: str | None = None,
+    *,
+    must_change_password: bool = False,
+) -> User:
+    """Add a new user to *session*'s transaction (the caller commits), after checking its
+    name there: :func:`create_user`, and a sign-up that counts an invitation's use in the
+    same transaction (:mod:`arena.storage.invites`).
+
+    :raises StorageError: for an invalid or taken name, a name too close to another
+        user's, or an unknown role.
+    """
+    check_user_name(name)
+    if role not in ROLES:
+        raise StorageError(f"unknown role {role!r}: choose organiser or participant")
     now = utcnow()
     keys = name_keys(name)
     user = User(
@@ -250,27 +291,31 @@ def create_user(
         email=email,
         password_hash=password_hash,
         password_set_at=now if password_hash else None,
+        must_change_password=must_change_password,
     )
-    try:
-        with write_session(engine) as session:
-            _refuse_taken_user_name(session, name)
-            session.add(user)
-            session.commit()
-    except IntegrityError:
-        with read_session(engine) as session:  # a racing creation won: say whose name
-            _refuse_taken_user_name(session, name)
-        raise StorageError(f"user name {name!r} is taken") from None
-    LOGGER.info("created %s user %s", role, name)
+    _refuse_taken_user_name(session, name)
+    session.add(user)
+    session.flush()
     return user
 
 
+def refuse_raced_user_name(engine: Engine, name: str) -> NoReturn:
+    """After a unique index refused a new user (a racing creation won): say whose name.
+
+    :raises NameTaken: always.
+    """
+    with read_session(engine) as session:
+        _refuse_taken_user_name(session, name)
+    raise NameTaken(f"user name {name!r} is taken")
+
+
 def _refuse_taken_user_name(session: Session, name: str) -> None:
-    """:raises StorageError: if *name*, or a name that looks like it, is a user's."""
+    """:raises NameTaken: if *name*, or a name that looks like it, is a user's."""
     if session.exec(select(User.id).where(User.name == name)).first() is not None:
-        raise StorageError(f"user name {name!r} is taken")
+        raise NameTaken(f"user name {name!r} is taken")
     found = look_alikes(session, User, name)
     if found:
-        raise StorageError(
+        raise NameTaken(
             f"user name {name!r} is too close to {found[0].name!r}: choose another name"
         )
 
@@ -292,6 +337,7 @@ def list_users(engine: Engine) -> list[UserInfo]:
             col(User.password_hash).is_not(None),
             col(User.created_at),
             func.coalesce(owned.c.bots, 0),
+            col(User.must_change_password),
         )
         .outerjoin(owned, owned.c.owner_id == col(User.id))
         .order_by(col(User.name))
@@ -327,10 +373,17 @@ def _end_sessions(session: Session, user: User) -> None:
 
 @database_errors
 def set_password_hash(
-    engine: Engine, name: str, password_hash: str, *, new_password: bool = True
+    engine: Engine,
+    name: str,
+    password_hash: str,
+    *,
+    new_password: bool = True,
+    must_change: bool = False,
 ) -> None:
     """Replace *name*'s password hash. A new password ends all its sessions; the same
-    password hashed again with stronger parameters (*new_password* false) ends nothing.
+    password hashed again with stronger parameters (*new_password* false) ends nothing and
+    leaves :attr:`User.must_change_password` as it is. *must_change*: an organiser set this
+    new password, and its user must replace it after logging in.
 
     :raises StorageError: for an unknown user.
     """
@@ -339,9 +392,52 @@ def set_password_hash(
         user.password_hash = password_hash
         if new_password:
             user.password_set_at = utcnow()
+            user.must_change_password = must_change
             _end_sessions(session, user)
         session.add(user)
         session.commit()
+
+
+@database_errors
+def replace_own_password(
+    engine: Engine,
+    user_id: int,
+    password_hash: str,
+    keep_session: str | None,
+    keep_device: str | None,
+) -> None:
+    """Store the password a user chose themselves: the organiser's password need not be
+    replaced any more, the session it was chosen in (SHA-256 *keep_session*) goes on, and
+    every other session of the user ends and every other browser is forgotten (a thief of
+    the old password loses their session and their device's exemption from the throttle).
+
+    :raises StorageError: for an unknown user.
+    """
+    with write_session(engine) as session:
+        user = session.get(User, user_id)
+        if user is None:
+            raise StorageError(f"no user with id {user_id}")
+        user.password_hash = password_hash
+        user.password_set_at = utcnow()
+        user.must_change_password = False
+        session.add(user)
+        other_sessions = delete(LoginSession).where(col(LoginSession.user_id) == user_id)
+        other_devices = delete(LoginDevice).where(col(LoginDevice.user_id) == user_id)
+        if keep_session is not None:
+            other_sessions = other_sessions.where(col(LoginSession.token_hash) != keep_session)
+        if keep_device is not None:
+            other_devices = other_devices.where(col(LoginDevice.token_hash) != keep_device)
+        session.execute(other_sessions)
+        session.execute(other_devices)
+        session.commit()
+
+
+@database_errors
+def password_change_required(engine: Engine, user_id: int) -> bool:
+    """Must user *user_id* replace a password an organiser set before doing anything else?"""
+    with read_session(engine) as session:
+        found = session.exec(select(User.must_change_password).where(User.id == user_id)).first()
+    return bool(found)
 
 
 @database_errors

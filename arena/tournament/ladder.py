@@ -11,7 +11,9 @@ When a worker has nothing it may start, the executor asks this module for more
 (:data:`arena.tournament.executor.MoreJobs`). Each time it:
 
 1. enters the newest version of every entered bot that has a newer one (submitting a new
-   version is all it takes: nothing in submission knows about ladders), retiring the old;
+   version is all it takes), retiring the old; an open ladder's new entrants are entered by
+   the submission itself (:func:`arena.storage.enter_open_ladders`), and the next choice
+   sees them, as it stops seeing entrants withdrawn meanwhile;
 2. stops if the game budget is spent, or if the ladder is settled (every bot above the next
    with at least the confidence, each with the minimum games), unless it follows;
 3. otherwise asks :func:`arena.tournament.matchmaker.pick_table` for a table, with a random
@@ -76,13 +78,13 @@ class LadderProgress:
 
 
 def contenders(engine: Engine, tournament_id: int) -> list[Contender]:
-    """The bots the matchmaker may seat: the newest entered version of every bot, with its
-    current rating (the prior before its first rated game)."""
+    """The bots the matchmaker may seat: the newest entered version of every bot that has
+    not been withdrawn, with its current rating (the prior before its first rated game)."""
     rated = {r.bot_version_id: r for r in storage.ratings(engine, tournament_id)}
     prior = DEFAULT_MODEL.initial()
     out = []
     for entrant in storage.ladder_entrants(engine, tournament_id):
-        if entrant.retired:
+        if not entrant.active:
             continue
         rating = rated.get(entrant.bot_version_id)
         if rating is None:
@@ -169,7 +171,12 @@ class _Ladder:
         index = self.next_match
         rng = random.Random(matchmaking_seed(self.secret, index))
         table = pick_table(bots, rng, self.matchmaker)
-        storage.schedule_match(self.engine, self.id, index, table)
+        try:
+            storage.schedule_match(self.engine, self.id, index, table)
+        except storage.EntrantLeft:
+            # Withdrawn or retired since the contenders were read: choose again, from
+            # the entrants as they are now (the same draw, so still reproducible).
+            return self._choose()
         self.next_match += 1
         self.progress.matches = self.next_match
         return self._jobs(index, table, set()), "", False

@@ -169,7 +169,8 @@ def _schedule_size(
     """
     try:
         if isinstance(fmt, Ladder):
-            fmt.check_entrants(bots)
+            if ladder is None or not ladder.open:  # an open ladder fills by itself
+                fmt.check_entrants(bots)
         else:
             fmt.table_count(bots)
     except ValueError as exc:
@@ -180,7 +181,7 @@ def _schedule_size(
         return ladder, 0
     if ladder is not None:
         raise TournamentSetupError(
-            "--games, --confidence and --min-games are for --format ladder", "--format"
+            "--games, --confidence, --min-games and --open are for --format ladder", "--format"
         )
     try:
         return None, fmt.games_total(bots, boards)
@@ -198,6 +199,10 @@ class LadderOptions:
     """It stops once every bot is above the next with at least this probability ..."""
     min_games: int = DEFAULT_MIN_GAMES
     """... and every bot has played this many rated games."""
+    open: bool = False
+    """New versions enter it by themselves once stored (an open ladder may start empty)."""
+    max_versions_per_day: int | None = None
+    """While it is open, a participant's versions in 24 hours; ``None``: no quota."""
 
     def check(self) -> None:
         """:raises TournamentSetupError: for a setting out of range."""
@@ -212,16 +217,29 @@ class LadderOptions:
             )
         if self.min_games < 0:
             raise TournamentSetupError("--min-games must not be negative", "--min-games")
+        if self.max_versions_per_day is not None and self.max_versions_per_day < 1:
+            raise TournamentSetupError(
+                "--max-versions-per-day must be at least 1", "--max-versions-per-day"
+            )
 
     def settings(self) -> LadderSettings:
         """The row that stores them."""
         return LadderSettings(
-            games_budget=self.games, confidence=self.confidence, min_games=self.min_games
+            games_budget=self.games,
+            confidence=self.confidence,
+            min_games=self.min_games,
+            open=self.open,
+            max_versions_per_day=self.max_versions_per_day,
         )
 
     def __str__(self) -> str:
         budget = f"up to {self.games} games" if self.games else "no game budget"
+        opened = ""
+        if self.open:
+            opened = ", open: new versions enter by themselves"
+            if self.max_versions_per_day is not None:
+                opened += f" (at most {self.max_versions_per_day} a day per participant)"
         return (
             f"{budget}, stops when every bot is above the next with P >= {self.confidence:g} "
-            f"after {self.min_games}+ rated games each"
+            f"after {self.min_games}+ rated games each{opened}"
         )

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from arena.storage import Actor
+from arena.storage.privacy import Viewer
 from dashboard import actions, auth, data
 from dashboard.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
 from dashboard.text import md
@@ -131,7 +132,8 @@ with right:
     st.markdown(f"checksum `{version.checksum}`")
 
 st.subheader("Fault history")
-history = data.faults(url, None, tuple(v.id for v in bot.versions), 50)
+# Detail and stderr only for the bot's owner and organisers (the cache is per viewer).
+history = data.faults(url, None, tuple(v.id for v in bot.versions), 50, Viewer.of(visitor))
 if not history:
     st.success(f"No fault recorded for {md(bot.name)}.")
 else:
@@ -151,6 +153,11 @@ else:
                 st.markdown(f"**{md(fault.kind)}**: {md(fault.detail)}")
             if fault.autopilot:
                 st.caption("The referee's autopilot played the seat for the rest of the game.")
+            if fault.hidden:
+                st.caption(
+                    "Its detail and the bot's stderr are shown only to the bot's owner and to "
+                    "organisers (on **My bots**)."
+                )
             if fault.stderr_tail and held is None:
                 st.markdown("stderr (last lines):")
                 st.code(fault.stderr_tail, language=None)

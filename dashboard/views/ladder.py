@@ -1,5 +1,6 @@
 """Ladder: what a ladder is playing now, what is queued, who waits to be matched first,
-its entrants (retired versions too) and its latest matches; refreshed every 2 s.
+its entrants (retired and withdrawn ones too) and its latest matches; refreshed every 2 s.
+An organiser opens or closes it here, and sets its daily quota of versions.
 
 A ladder chooses each match the moment a worker is free, from the ratings of every game
 stored so far (a queue of matches chosen earlier would be chosen on older ratings), so its
@@ -15,7 +16,7 @@ import streamlit as st
 from arena import storage
 from arena.storage.models import BOARD_SIZE
 from arena.tournament.ladder import contenders
-from dashboard import data
+from dashboard import actions, auth, data
 from dashboard.text import md
 
 st.title("Ladder")
@@ -30,6 +31,45 @@ if not ladders:
 names = [t.name for t in ladders]
 chosen = st.selectbox("Ladder", names, index=0)
 ladder = ladders[names.index(chosen)]
+visitor = auth.visitor()
+
+
+def access_section() -> None:
+    """Open or close the ladder and set its quota: organisers only, which
+    :func:`dashboard.actions.set_ladder_open` checks again."""
+    settings = storage.ladder_settings(data.engine(), ladder.id)
+    with st.form(f"ladder_access_{ladder.id}"):
+        is_open = st.toggle(
+            "Open: every newly stored version enters it by itself",
+            value=settings.open,
+            help="After its smoke game, a new bot or version enters, and its bot's "
+            "previous version here retires.",
+        )
+        quota = st.number_input(
+            "Versions a participant may submit in 24 hours (0: no quota)",
+            min_value=0,
+            max_value=10_000,
+            value=settings.max_versions_per_day or 0,
+        )
+        save = st.form_submit_button("Save")
+    if save:
+        try:
+            message = actions.set_ladder_open(
+                data.engine(),
+                ladder.id,
+                is_open=is_open,
+                max_versions_per_day=int(quota) or None,
+                by=visitor,
+            )
+        except actions.ActionError as exc:
+            st.error(md(str(exc)))
+        else:
+            st.success(md(f"{ladder.name}: {message}"))
+
+
+if visitor is not None and visitor.is_organiser:
+    with st.expander("Open or close this ladder", expanded=False):
+        access_section()
 
 
 @st.fragment(run_every=2)
@@ -39,10 +79,13 @@ def live() -> None:
     settings = storage.ladder_settings(engine, ladder.id)
     progress = storage.progress(engine, ladder.id)
     budget = f"{settings.games_budget:,} games" if settings.games_budget else "no game budget"
+    access = "open: new versions enter by themselves" if settings.open else "closed"
+    if settings.open and settings.max_versions_per_day is not None:
+        access += f" (at most {settings.max_versions_per_day} a day per participant)"
     st.markdown(
         f"{data.status_badge(progress.status)} · {progress.stored:,} games stored · {budget} · "
         f"stops when every bot is above the next with P >= {settings.confidence:g} after "
-        f"{settings.min_games}+ rated games each · {ladder.deals}"
+        f"{settings.min_games}+ rated games each · {ladder.deals} · {access}"
     )
     playing = storage.unfinished_matches(engine, ladder.id)
     st.subheader("Playing now")
@@ -98,7 +141,8 @@ def live() -> None:
         pd.DataFrame(
             {
                 "Bot": [e.label for e in labels.values()],
-                "State": ["retired" if e.retired else "matched" for e in labels.values()],
+                "State": ["matched" if e.active else e.state for e in labels.values()],
+                "Left at": [e.left_at for e in labels.values()],
                 "Rated games": [games.get(e.bot_version_id) for e in labels.values()],
             }
         ),

@@ -8,10 +8,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard import data
+from dashboard import auth, data
 
 st.title("Rating history")
-tournament = data.pick_tournament()
+tournament = data.pick_tournament(auth.visitor())
 if tournament is None:
     st.stop()
 

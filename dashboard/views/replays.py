@@ -12,7 +12,8 @@ import streamlit as st
 from arena.game.record import RecordError
 from arena.game.steps import Replay
 from arena.storage import GameRow, StorageError, TournamentInfo
-from dashboard import data, render
+from arena.storage.privacy import Viewer
+from dashboard import auth, data, render
 from dashboard.text import md
 
 st.title("Replays")
@@ -61,7 +62,7 @@ def _describe(game: GameRow) -> str:
 
 
 linked = _linked_game()
-tournament = data.pick_tournament()
+tournament = data.pick_tournament(auth.visitor())
 if tournament is None:
     st.stop()
 if linked is not None and linked.tournament_id != tournament.id:
@@ -126,7 +127,10 @@ if data.held_back(url, tournament, game.schedule_index) is not None:
     st.stop()
 
 try:
-    replay: Replay = data.replay(url, game_id)
+    # A bot's stderr and fault details are its owner's and the organisers' only: the
+    # replay is built from the copy of the record this visitor may read.
+    readable = data.readable_seats(url, game_id, Viewer.of(auth.visitor()))
+    replay: Replay = data.replay(url, game_id, readable)
 except (RecordError, StorageError) as exc:
     st.error(f"This record does not replay: {md(str(exc))}")
     st.stop()
@@ -304,3 +308,8 @@ if faults:
         )
         if fault.get("stderr_tail"):
             st.code(str(fault["stderr_tail"]), language=None)
+    if any(f.get("hidden") for f in faults):
+        st.caption(
+            "A fault's detail and the bot's stderr are shown only to the bot's owner and "
+            "to organisers; its owner reads them on **My bots**."
+        )

@@ -8,11 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
-from dashboard import data
+from dashboard import auth, data
 from dashboard.text import code, md
 
 st.title("Standings")
-picked = data.pick_tournament()
+picked = data.pick_tournament(auth.visitor())
 if picked is None:
     st.stop()
 tournament = picked  # not Optional: the fragment below reads it

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from arena.storage import DEFAULT_SAMPLE, TRUMPS, FaultRow, TournamentInfo
+from arena.storage.privacy import Viewer
 from dashboard import auth, data
 from dashboard.text import md
 
@@ -18,7 +19,7 @@ SPECTATOR_SAMPLES: Final = (500, 1000, 2000, 5000)
 MAX_SAMPLE: Final = 100_000
 
 st.title("Statistics")
-tournament = data.pick_tournament()
+tournament = data.pick_tournament(auth.visitor())
 if tournament is None:
     st.stop()
 url = data.database_url()
@@ -199,7 +200,8 @@ with faults:
         hide_index=True,
         column_config={"Fault rate": st.column_config.NumberColumn(format="percent")},
     )
-    details = data.faults(url, tournament.id, None, 500)
+    # Detail only for each bot's owner and organisers (the cache is per viewer).
+    details = data.faults(url, tournament.id, None, 500, Viewer.of(auth.visitor()))
     if details:
         kinds = pd.DataFrame({"Bot": [f.bot for f in details], "Kind": [f.kind for f in details]})
         st.subheader("By kind")

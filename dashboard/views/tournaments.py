@@ -77,7 +77,7 @@ if organiser:
 else:
     st.caption("Log in as an organiser (in the sidebar) to create or run tournaments.")
 
-items = data.tournaments(url)
+items = data.visible_tournaments(url, visitor)
 if not items:
     st.info("No tournament yet.")
     st.stop()
@@ -103,7 +103,7 @@ st.dataframe(
     },
 )
 
-picked = data.pick_tournament()
+picked = data.pick_tournament(visitor)
 if picked is None:
     st.stop()
 tournament = picked  # not Optional: the fragment below reads it

@@ -10,9 +10,15 @@ from arena.accounts import admin
 from arena.storage.models import Role
 
 
-def add_account(engine: Engine, name: str, role: Role, email: str | None = None) -> str:
-    """Create *name* with *role* (as the host's organiser); its one-time password."""
-    return admin.add_user(engine, storage.actor(engine), name, role, email)
+def add_account(
+    engine: Engine, name: str, role: Role, email: str | None = None, *, must_change: bool = False
+) -> str:
+    """Create *name* with *role* (as the host's organiser); its password. Unless
+    *must_change*, the account is as if its user had already replaced the organiser's
+    password (the forced change has its own tests: tests/dashboard/test_joining_pages.py)."""
+    return admin.add_user(
+        engine, storage.actor(engine), name, role, email, must_change_password=must_change
+    )
 
 
 def log_in(app: AppTest, name: str, password: str) -> AppTest:

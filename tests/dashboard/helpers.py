@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dashboard import remember
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -88,3 +94,29 @@ def upload_then_submit(page: Any, filename: str, content: bytes, timeout_ms: flo
     )
     settled(page, timeout_ms)
     submit.click()
+
+
+@contextmanager
+def served_dashboard(database: str, data: Path, log: Path) -> Iterator[str]:
+    """``arena dashboard`` on *database* (its data folder *data*, its output in *log*) on a
+    free port, as its own process; its URL. Stopped with Ctrl-C's signal on exit."""
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "arena.cli", "dashboard"),
+                *("--db", database, "--data", str(data), "--port", str(free_port())),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=dict(os.environ),
+        )
+    try:
+        yield wait_for_url(process, log)
+    finally:
+        process.send_signal(2)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

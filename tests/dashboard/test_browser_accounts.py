@@ -70,7 +70,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         submit_bot(engine, SAMPLES / bot, data / "data")
     local = storage.actor(engine)
     passwords = {
-        name: admin.add_user(engine, local, name, role)
+        name: admin.add_user(engine, local, name, role, must_change_password=False)
         for name, role in (("olga", "organiser"), ("alice", "participant"), ("bob", "participant"))
     }
     engine.dispose()

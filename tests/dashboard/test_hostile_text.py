@@ -196,20 +196,30 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
 def open_page(
     hostile: Seeded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> Callable[..., AppTest]:
-    """``open_page(page, **query)``: a page of the hostile arena, seen by a spectator."""
+    """``open_page(page, **query)``: a page of the hostile arena, seen by a spectator, or
+    by an organiser with ``organiser=True`` (fault details are the bot owner's and the
+    organisers' only: docs/security.md, section 16)."""
     monkeypatch.setenv("ARENA_DB", hostile.url)
     monkeypatch.setenv("ARENA_DATA", str(tmp_path / "data"))
 
-    def open_it(page: str, **query: str) -> AppTest:
+    def open_it(page: str, organiser: bool = False, **query: str) -> AppTest:
         st.cache_data.clear()  # lists are cached for seconds, across apps
         app = AppTest.from_file(str(APP), default_timeout=120)
         app.query_params.update(query)  # read on the first run, which remembers the choice
         app.run()
+        if organiser:
+            name = f"org{len(ORGANISERS)}"
+            ORGANISERS.append(name)
+            log_in(app, name, add_account(hostile.engine, name, "organiser"))
         app.switch_page(f"views/{page}.py").run()
         assert not app.exception, [e.value for e in app.exception]
         return app
 
     return open_it
+
+
+ORGANISERS: list[str] = []
+"""The organiser accounts made so far (each page visit that needs one makes its own)."""
 
 
 def _faulty_game(hostile: Seeded) -> int:
@@ -219,13 +229,15 @@ def _faulty_game(hostile: Seeded) -> int:
 def _visit(page: str, hostile: Seeded, open_page: Callable[..., AppTest]) -> list[str]:
     """The Markdown sources of *page*, on the hostile tournament (and its faulty game)."""
     if page == "replays":
-        app = open_page(page, tournament=TOURNAMENT, game=str(_faulty_game(hostile)))
+        app = open_page(
+            page, organiser=True, tournament=TOURNAMENT, game=str(_faulty_game(hostile))
+        )
         app.button[2].click().run()  # Next: the step of the fault
         assert app.error, "the faulty step shows its fault"
         return sources(app)
     if page == "bots":
         faulty = hostile.records[hostile.faulted[0][0]]["players"][hostile.faulted[0][1]]
-        return sources(open_page(page, bot=LABELS[faulty].split("@")[0]))
+        return sources(open_page(page, organiser=True, bot=LABELS[faulty].split("@")[0]))
     if page == "version_tests":
         return sources(open_page(page, test="vt"))
     return sources(open_page(page, tournament=TOURNAMENT))

@@ -146,9 +146,16 @@ def test_bots(open_app: Any, seeded: Seeded) -> None:
     assert app.json[0].value  # the manifest
     assert '"name":"' + faulty + '"' in app.json[0].value.replace(" ", "")
     shown = texts(app)
+    # A spectator sees the fault's kind, hand and decision, never the bot's stderr or the
+    # fault's detail (docs/security.md, "Privacy of a bot's logs") ...
+    assert any("hand 1 · trump: timeout" in e.label for e in app.expander)
+    assert STDERR not in shown and "ValueError" not in shown
+    assert "no answer in 1050 ms" not in shown
+    # ... and the control: an organiser reads both, on the same page.
+    log_in(app, "bots_org", add_account(seeded.engine, "bots_org", "organiser"))
+    shown = texts(app)
     assert STDERR in shown
     assert "no answer in 1050 ms" in shown
-    assert any("hand 1 · trump: timeout" in e.label for e in app.expander)
 
 
 def _zip_dir(directory: Path, top: str) -> bytes:
@@ -244,6 +251,10 @@ def test_replays_step_through_a_game_with_a_fault(open_app: Any, seeded: Seeded)
     assert list(hands["Scores"]) == [
         "/".join(f"{s:+d}" for s in h["scores"]) for h in record["hands"]
     ]
+    # A spectator sees the fault, not the bot's stderr; the control: an organiser does.
+    assert f"seat {seat}" in texts(app) and "timeout" in texts(app)
+    assert STDERR not in texts(app) and "ValueError" not in texts(app)
+    log_in(app, "replays_org", add_account(seeded.engine, "replays_org", "organiser"))
     assert STDERR in texts(app)
 
 

@@ -17,6 +17,7 @@ from arena.cli import main
 from arena.cli.tournament import rank_span
 from arena.ratings.trueskill_model import DEFAULT_MODEL
 from arena.storage.models import RatingSnapshot
+from arena.storage.privacy import HIDDEN, ORGANISER, SPECTATOR
 from tests.dashboard.seed import STDERR, Seeded
 
 
@@ -152,16 +153,22 @@ def test_faults(seeded_any: Seeded) -> None:
     assert {b for b, c in counts.items() if c.faulted_games} == faulty
     assert sum(c.faulted_games for c in counts.values()) == len(seeded_any.faulted)
     assert all(c.games == 18 for c in counts.values())
-    rows = storage.faults(engine, tournament_id=tid)
+    rows = storage.faults(engine, tournament_id=tid, viewer=ORGANISER)
     assert sorted((r.schedule_index, r.seat) for r in rows) == sorted(seeded_any.faulted)
     assert all(r.stderr_tail == STDERR and r.kind == "timeout" and r.hand == 1 for r in rows)
     assert [r.game_id for r in rows] == sorted((r.game_id for r in rows), reverse=True)
-    assert storage.faults(engine, bot_version_ids=list(faulty), limit=1)[0].game_id == max(
-        r.game_id for r in rows
-    )
+    assert storage.faults(engine, bot_version_ids=list(faulty), limit=1, viewer=ORGANISER)[
+        0
+    ].game_id == max(r.game_id for r in rows)
+    # A spectator sees each fault's kind, hand and decision, never its detail or stderr.
+    public = storage.faults(engine, tournament_id=tid, viewer=SPECTATOR)
+    assert [(r.game_id, r.seat, r.kind, r.hand, r.decision) for r in public] == [
+        (r.game_id, r.seat, r.kind, r.hand, r.decision) for r in rows
+    ]
+    assert all(r.hidden and r.stderr_tail == "" and r.detail == HIDDEN for r in public)
     clean = [v for v in seeded_any.versions.values() if v not in faulty]
-    assert storage.faults(engine, bot_version_ids=clean) == []
-    assert storage.faults(engine, tournament_id=seeded_any.running_id) == []
+    assert storage.faults(engine, bot_version_ids=clean, viewer=ORGANISER) == []
+    assert storage.faults(engine, tournament_id=seeded_any.running_id, viewer=ORGANISER) == []
 
 
 def test_bots(seeded_any: Seeded) -> None:

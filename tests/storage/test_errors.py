@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from arena import storage
 from arena.storage import StorageError, make_engine
+from arena.storage.privacy import ORGANISER
 from tests.storage.helpers import checksum, make_record
 
 TOURNAMENT: dict[str, Any] = {
@@ -49,6 +51,12 @@ CALLS: dict[str, Callable[[Engine], Any]] = {
     "unfinished_matches": lambda e: storage.unfinished_matches(e, 1),
     "enter_version": lambda e: storage.enter_version(e, 1, 2),
     "enter_new_versions": lambda e: storage.enter_new_versions(e, 1),
+    "enter_open_ladders": lambda e: storage.enter_open_ladders(e, 1),
+    "withdraw_entry": lambda e: storage.withdraw_entry(e, 1, 1, storage.Actor(1, "u", "organiser")),
+    "set_ladder_open": lambda e: storage.set_ladder_open(
+        e, 1, is_open=True, max_versions_per_day=None, by=storage.Actor(1, "u", "organiser")
+    ),
+    "version_quota_refusal": lambda e: storage.version_quota_refusal(e, 1, datetime.now(UTC)),
     "schedule_match": lambda e: storage.schedule_match(e, 1, 0, [1, 2, 3]),
     "bot_overview": storage.bot_overview,
     "bot_versions": lambda e: storage.bot_versions(e, "bot"),
@@ -57,7 +65,7 @@ CALLS: dict[str, Callable[[Engine], Any]] = {
     "create_tournament": lambda e: storage.create_tournament(e, **TOURNAMENT),
     "entries": lambda e: storage.entries(e, 1),
     "fault_counts": lambda e: storage.fault_counts(e, 1),
-    "faults": lambda e: storage.faults(e, tournament_id=1),
+    "faults": lambda e: storage.faults(e, tournament_id=1, viewer=ORGANISER),
     "game_count": lambda e: storage.game_count(e, 1, 2),
     "games_in_range": lambda e: storage.games_in_range(e, 1, 0, 6),
     "game_page": lambda e: storage.game_page(e, 1, bot_version_id=2),
