@@ -28,12 +28,12 @@ from typing import Final
 
 from sqlalchemy.engine import Engine
 
+from arena.archive import ArchiveError, extract_bot_archive
 from arena.storage import Actor, test_matches
 from arena.storage.database import StorageError
 from arena.storage.ladder import set_ladder_open as set_open
 from arena.submission import SubmitError, submit_bot
 from arena.tournament import setup
-from dashboard.archive import ArchiveError, extract_bot_archive
 
 LOGGER = logging.getLogger(__name__)
 

@@ -42,7 +42,12 @@ from arena.storage.privacy import (
     tournament_seats,
 )
 from arena.storage.record_texts import RecordText, game_record_text, tournament_record_texts
-from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND, StandingRow
+from arena.storage.standings import (
+    RATING_LAG_NOTE,
+    STANDINGS_LEGEND,
+    StandingRow,
+    standings_json,
+)
 from arena.storage.tournaments import check_tournament_name, shown_name, stored_rules
 from arena.storage.workspace import may_see_tournament, viewable_record
 from arena.tournament import setup
@@ -551,49 +556,6 @@ def rank_span(row: StandingRow) -> str:
     if row.rank_low == row.rank_high:
         return str(row.rank_low)
     return f"{row.rank_low}-{row.rank_high}"
-
-
-def standings_json(
-    tournament: str | None,
-    rows: list[StandingRow],
-    arena_faults: int | None = None,
-    progress: storage.Progress | None = None,
-) -> dict[str, object]:
-    """Every column of the standings as JSON-ready values (``arena standings --json``);
-    *arena_faults* counts the games the arena itself failed (``None``: not looked up), and
-    *progress* gives the games stored and the games the ratings cover."""
-    return {
-        "tournament": tournament,
-        "arena_faults": arena_faults,
-        "games_stored": progress.stored if progress is not None else None,
-        "games_rated": progress.rated if progress is not None else None,
-        "legend": STANDINGS_LEGEND,
-        "standings": [
-            {
-                "rank": row.rank,
-                "bot": row.name,
-                "version": row.version,
-                "label": row.bot,
-                "owner": row.owner,
-                "left": row.left,
-                "bot_version_id": row.bot_version_id,
-                "mu": row.mu,
-                "sigma": row.sigma,
-                "conservative": row.conservative,
-                "p_above_next": row.p_above_next,
-                "rank_low": row.rank_low,
-                "rank_high": row.rank_high,
-                "games": row.games,
-                "wins": row.wins,
-                "mean_score": row.mean_score,
-                "made_9": row.made_9,
-                "made_5": row.made_5,
-                "made_2": row.made_2,
-                "faults": row.faults,
-            }
-            for row in rows
-        ],
-    }
 
 
 @click.command("standings")

@@ -25,7 +25,7 @@ timezone-aware UTC on both (SQLite has no time zones, so :class:`UTCDateTime` re
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from sqlalchemy import (
     BigInteger,
@@ -128,7 +128,14 @@ class SeedText(TypeDecorator[int]):
         return None if value is None else int(value)
 
 
-def row_id(row: Bot | BotVersion | Tournament | User) -> int:
+class _Stored(Protocol):
+    """A table row: its ``id`` is set once it has been stored."""
+
+    @property
+    def id(self) -> int | None: ...
+
+
+def row_id(row: _Stored) -> int:
     """The primary key of a stored row (always set once it has been read back).
 
     :raises StorageError: for a row that was never stored.
@@ -706,3 +713,33 @@ class TestMatch(SQLModel, table=True):
     """The private tournament its games are stored in, once it is made."""
     message: str = Field(default="", max_length=500)
     """Why it failed, in one line."""
+
+
+# ------------------------------------------------------------------ personal tokens (0012)
+
+
+class ApiToken(SQLModel, table=True):
+    """A participant's personal token for the HTTP API (``arena api``): kept only as the
+    SHA-256 of the secret, which is shown once. Its scopes are ``submit`` and/or ``read``;
+    it acts as a participant even when its owner is an organiser (docs/api.md)."""
+
+    __tablename__ = "api_token"
+    __table_args__ = (
+        Index("ix_api_token_token_hash", "token_hash", unique=True),
+        Index("ix_api_token_user_id", "user_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="arena_user.id")
+    name: str = Field(max_length=64)
+    """The owner's own label (``laptop``, ``ci``), unique among their live tokens."""
+    token_hash: str = Field(max_length=64, repr=False)
+    """Hex SHA-256 of the whole secret: a 256-bit random secret needs no slow hash."""
+    prefix: str = Field(max_length=16)
+    """The secret's first characters, shown in lists so an owner can tell tokens apart."""
+    scopes: str = Field(max_length=32)
+    """Space-separated, sorted: ``read``, ``submit`` or ``read submit``."""
+    created_at: datetime = _when()
+    expires_at: datetime | None = _when(nullable=True)
+    last_used_at: datetime | None = _when(nullable=True)
+    revoked_at: datetime | None = _when(nullable=True)

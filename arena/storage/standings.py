@@ -39,6 +39,7 @@ from arena.storage.models import (
     User,
 )
 from arena.storage.ratings import rating_model
+from arena.storage.tournaments import Progress
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,3 +282,46 @@ def rating_history(
             points.append(RatingPoint(bot, label, 0, -1, prior.mu, prior.sigma))
         points.append(RatingPoint(bot, label, games, index, mu, sigma))
     return points
+
+
+def standings_json(
+    tournament: str | None,
+    rows: list[StandingRow],
+    arena_faults: int | None = None,
+    progress: Progress | None = None,
+) -> dict[str, object]:
+    """Every column of the standings as JSON-ready values (``arena standings --json`` and the HTTP API's standings);
+    *arena_faults* counts the games the arena itself failed (``None``: not looked up), and
+    *progress* gives the games stored and the games the ratings cover."""
+    return {
+        "tournament": tournament,
+        "arena_faults": arena_faults,
+        "games_stored": progress.stored if progress is not None else None,
+        "games_rated": progress.rated if progress is not None else None,
+        "legend": STANDINGS_LEGEND,
+        "standings": [
+            {
+                "rank": row.rank,
+                "bot": row.name,
+                "version": row.version,
+                "label": row.bot,
+                "owner": row.owner,
+                "left": row.left,
+                "bot_version_id": row.bot_version_id,
+                "mu": row.mu,
+                "sigma": row.sigma,
+                "conservative": row.conservative,
+                "p_above_next": row.p_above_next,
+                "rank_low": row.rank_low,
+                "rank_high": row.rank_high,
+                "games": row.games,
+                "wins": row.wins,
+                "mean_score": row.mean_score,
+                "made_9": row.made_9,
+                "made_5": row.made_5,
+                "made_2": row.made_2,
+                "faults": row.faults,
+            }
+            for row in rows
+        ],
+    }

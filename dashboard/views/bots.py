@@ -8,10 +8,10 @@ import logging
 import pandas as pd
 import streamlit as st
 
+from arena.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
 from arena.storage import Actor
 from arena.storage.privacy import Viewer
 from dashboard import actions, auth, data
-from dashboard.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
 from dashboard.text import md
 
 LOGGER = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.archive import (
+from arena.archive import (
     MAX_ARCHIVE_BYTES,
     MAX_EXTRACTED_BYTES,
     MAX_MEMBERS,

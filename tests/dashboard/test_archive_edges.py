@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from arena import storage
+from arena import archive, storage
+from arena.archive import ArchiveError, extract_bot_archive
 from arena.storage.database import open_database
-from dashboard import actions, archive
-from dashboard.archive import ArchiveError, extract_bot_archive
+from dashboard import actions
 from tests.dashboard.accounts_support import add_account
 from tests.dashboard.test_archive import MANIFEST, make_zip
 

@@ -43,6 +43,7 @@ TABLES = {
     "arena_setting",
     "submission",
     "test_match",
+    "api_token",
 }
 
 
