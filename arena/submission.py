@@ -259,14 +259,19 @@ def submit_bot(  # noqa: PLR0913  (the keyword options of `arena bot submit`)
     via: str = "cli",
     name_hint: str | None = None,
     open_ladders: bool = True,
+    submission_id: int | None = None,
 ) -> tuple[Any, bool]:
     """Store a new version of the bot at *path* for *submitter* (default: the host's
-    ``local`` organiser), submitted *via* ``cli`` or ``dashboard``; ``(version, created)``.
+    ``local`` organiser), submitted *via* ``cli``, ``dashboard`` or ``api``;
+    ``(version, created)``.
 
     Every attempt is recorded as a :class:`~arena.storage.models.Submission` row, started
     before anything is built and finished on every path with its outcome, one line and
     its log (:mod:`arena.storage.submissions`); *name_hint* names it until the manifest
-    is read (default: the folder's name; the dashboard passes the archive's).
+    is read (default: the folder's name; the dashboard passes the archive's). A caller
+    that answers before the build (the HTTP API, with the row's id) starts the row itself
+    (:func:`arena.storage.submissions.start_submission`) and passes its *submission_id*:
+    this call then continues and finishes that row instead of starting one.
     A new version enters every open ladder unless *open_ladders* is false (the house bots
     of test matches: :mod:`arena.tournament.house`).
 
@@ -288,7 +293,11 @@ def submit_bot(  # noqa: PLR0913  (the keyword options of `arena bot submit`)
 
     :raises SubmitError: with one line saying what failed; nothing is stored then.
     """
-    attempt = _Attempt.start(engine, submitter, via, name_hint or Path(path).name)
+    attempt = (
+        _Attempt(engine, submission_id, [])
+        if submission_id is not None
+        else _Attempt.start(engine, submitter, via, name_hint or Path(path).name)
+    )
     outcome: SubmissionOutcome = "refused"
     message = "the submission stopped unexpectedly (see the arena's log)"
     version_id: int | None = None

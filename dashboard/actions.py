@@ -33,7 +33,7 @@ from arena.storage import Actor, test_matches
 from arena.storage.database import StorageError
 from arena.storage.ladder import set_ladder_open as set_open
 from arena.submission import SubmitError, submit_bot
-from arena.tournament import setup
+from arena.tournament import queue_starter, setup
 
 LOGGER = logging.getLogger(__name__)
 
@@ -276,7 +276,6 @@ def _safe_name(name: str) -> str:
 
 HOUSE_BOTS: Final = tuple(test_matches.HOUSE_BOTS)
 """The house bots a test match may name (``builtin:random`` ...)."""
-_QUEUE_RUNNERS: list[subprocess.Popen[bytes]] = []
 
 
 def request_test_match(
@@ -313,34 +312,15 @@ def request_test_match(
 
 def start_queue_runner(engine: Engine, database_url: str, data_dir: Path) -> int | None:
     """Start ``arena queue run --once`` as a detached process unless a queue runner holds
-    the queue; its pid, or ``None`` when one is already playing.
+    the queue; its pid, or ``None`` when one is already playing
+    (:func:`arena.tournament.queue_starter.start_queue_runner`, which the HTTP API calls too).
 
-    A request stored while the holder finishes is not lost: the holder looks at the queue
-    again after letting it go (:func:`arena.tournament.test_matches.run_queue`).
+    :raises ActionError: if no runner could be started (the match stays queued).
     """
-    with _LOCK:
-        _QUEUE_RUNNERS[:] = [p for p in _QUEUE_RUNNERS if p.poll() is None]  # reap the ended
-        try:
-            if test_matches.queue_runner_busy(engine):
-                return None
-        except StorageError as exc:
-            raise ActionError(f"the test match is queued, but no runner started: {exc}") from None
-        logs = data_dir / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, ARENA_DB=database_url, ARENA_DATA=str(data_dir))
-        env.pop("STREAMLIT_SERVER_PORT", None)
-        with (logs / "test-queue.log").open("ab") as out:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "queue", "run", "--once"],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,  # detached: it finishes the queue if the dashboard stops
-            )
-        _QUEUE_RUNNERS.append(process)
-        LOGGER.info("started the test-match queue runner (pid %d)", process.pid)
-        return process.pid
+    try:
+        return queue_starter.start_queue_runner(engine, database_url, data_dir)
+    except StorageError as exc:
+        raise ActionError(str(exc)) from None
 
 
 def cancel_test_match(engine: Engine, test_match_id: int, by: Actor | None) -> None:

@@ -23,7 +23,7 @@ provider no longer vouches for the same account (a logout there, another person'
 
 A password session whose password an organiser set (``arena user add/reset``) sees
 nothing but the form that replaces it: :func:`gate` shows it instead of whichever page was
-asked for. The sidebar links to the Account page (change password) and, when the arena
+asked for. The sidebar links to the Account page (password and personal tokens) and, when the arena
 takes sign-ups, to the Sign up page.
 """
 
@@ -255,7 +255,7 @@ def sidebar(actor: Actor | None) -> None:
         box.success(done)
     if actor is not None:
         box.markdown(f"Logged in as **{actor.name}** ({actor.role})")
-        box.page_link(ACCOUNT_PAGE, label="Account: change password", icon=":material/key:")
+        box.page_link(ACCOUNT_PAGE, label="Account: password and tokens", icon=":material/key:")
         if box.button("Log out", key="logout", icon=":material/logout:"):
             if log_out():
                 st.stop()  # a rerun now could overtake the browser's redirect to the provider

@@ -8,7 +8,6 @@ polled at most once a second.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -20,7 +19,7 @@ from arena.storage.database import data_dir, default_url, open_database
 from arena.storage.privacy import Viewer, redact_seats, seat_owners
 from arena.storage.test_matches import may_see_tournament
 from arena.storage.users import Actor
-from arena.tournament.deal_groups import deal_group
+from arena.tournament import held_back as held_back_rule
 
 Version = tuple[int, int, str]
 """(stored games, last game id, status): changes whenever a tournament's data does."""
@@ -177,41 +176,19 @@ def games_in_range(url: str, tournament_id: int, start: int, stop: int) -> int:
     return storage.games_in_range(engine_for(url), tournament_id, start, stop)
 
 
-@dataclass(frozen=True, slots=True)
-class HeldBack:
-    """A stored game whose cards are not shown yet: of the *total* games dealt alike
-    (its deal group), only *stored* are played."""
-
-    stored: int
-    total: int
-
-    def notice(self) -> str:
-        """The one line a page shows instead of the game's cards."""
-        return (
-            "Its cards are held back until the other games dealt alike are played "
-            f"({self.stored} of {self.total} stored)."
-        )
+HeldBack = held_back_rule.HeldBack
+"""A stored game whose cards are not shown yet (:mod:`arena.tournament.held_back`)."""
 
 
 def held_back(url: str, tournament: storage.TournamentInfo, schedule_index: int) -> HeldBack | None:
-    """Why game *schedule_index* of *tournament* may not show its cards yet, or ``None``.
-
-    The other seatings of a duplicate board are dealt the same cards, so showing one
-    stored game of a running (or interrupted) tournament with secret deals would show the
-    hands of games still to be played, to every visitor, bot authors included. Once the
-    tournament is finished, or when its deals were predictable anyway, nothing is held
-    back. A format without known deal groups holds back its whole schedule.
-    """
-    if tournament.status == "finished" or tournament.predictable:
-        return None
-    try:
-        group = deal_group(
-            tournament.format, tournament.deal_scope, len(tournament.entrant_ids), schedule_index
-        )
-    except ValueError:
-        group = range(0, max(tournament.games_total, schedule_index + 1))
-    stored = games_in_range(url, tournament.id, group.start, group.stop)
-    return None if stored >= len(group) else HeldBack(stored, len(group))
+    """Why game *schedule_index* of *tournament* may not show its cards yet, or ``None``:
+    :func:`arena.tournament.held_back.held_back` (the HTTP API's rule too), counting stored
+    games through this module's cache."""
+    return held_back_rule.held_back(
+        held_back_rule.DealFacts.of(tournament),
+        schedule_index,
+        lambda tournament_id, start, stop: games_in_range(url, tournament_id, start, stop),
+    )
 
 
 @st.cache_data(ttl=10, max_entries=1024, show_spinner=False)

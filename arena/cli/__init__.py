@@ -11,14 +11,17 @@ from __future__ import annotations
 import click
 
 from arena import __version__
+from arena.cli.api import api_command
 from arena.cli.bot import bot_group
 from arena.cli.dashboard import dashboard_command
 from arena.cli.doctor import doctor_command
 from arena.cli.match import match_command
 from arena.cli.queue import queue_group
+from arena.cli.remote import remote_group
 from arena.cli.settings import settings_group
 from arena.cli.simulate import simulate_command
 from arena.cli.terminal import safe_logging, safe_text
+from arena.cli.tokens import token_group
 from arena.cli.tournament import (
     export_command,
     ratings_group,
@@ -78,14 +81,17 @@ for command in (
     match_command,
     bot_group,
     user_group,
+    token_group,
     settings_group,
     tournament_group,
     queue_group,
+    remote_group,
     standings_command,
     replay_command,
     export_command,
     ratings_group,
     dashboard_command,
+    api_command,
     doctor_command,
 ):
     cli.add_command(command)

@@ -79,7 +79,7 @@ LOCAL_ORGANISER: Final = "local"
 """The identity the host's CLI acts as unless ``--user`` names another (migration 0003 makes
 it, and owns every bot submitted before accounts existed). It has no password until
 ``arena user reset local`` gives it one."""
-SUBMITTED_VIA: Final = ("cli", "dashboard", "unknown")
+SUBMITTED_VIA: Final = ("cli", "dashboard", "api", "unknown")
 """How a version was submitted; ``unknown`` for versions stored before accounts existed."""
 BOARD_SIZE: Final = 6
 """Games per duplicate board: the 3! seatings of three bots over the same deals."""
@@ -313,7 +313,9 @@ class BotVersion(BotVersionBase, table=True):
     __table_args__ = (
         UniqueConstraint("bot_id", "seq"),
         UniqueConstraint("bot_id", "label"),
-        CheckConstraint("submitted_via IN ('cli', 'dashboard', 'unknown')", name="submitted_via"),
+        CheckConstraint(
+            "submitted_via IN ('cli', 'dashboard', 'api', 'unknown')", name="submitted_via"
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -325,7 +327,7 @@ class BotVersion(BotVersionBase, table=True):
     submitted_at: datetime = _when()
     submitted_by: int = Field(foreign_key="arena_user.id")
     submitted_via: str = Field(max_length=16)
-    """``cli``, ``dashboard`` or ``unknown`` (:data:`SUBMITTED_VIA`)."""
+    """``cli``, ``dashboard``, ``api`` or ``unknown`` (:data:`SUBMITTED_VIA`)."""
 
 
 class BotVersionPublic(BotVersionBase):
@@ -673,7 +675,8 @@ class Submission(SQLModel, table=True):
     finished_at: datetime | None = _when(nullable=True)
     outcome: str = Field(default="running", max_length=16)
     """``running``, ``stored``, ``unchanged`` (the same files are stored), ``refused``
-    (manifest, name, permission or quota), ``build_failed`` or ``smoke_failed``."""
+    (manifest, name, permission or quota), ``build_failed``, ``smoke_failed`` or
+    ``interrupted`` (the API server building it stopped)."""
     message: str = Field(default="", max_length=500)
     """One line: why it failed, or the stored label."""
     log: str = Field(default="", sa_type=Text, repr=False)

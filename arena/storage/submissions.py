@@ -5,6 +5,10 @@ on every path, so a bot that failed its build or smoke game leaves a trace its a
 read later (the My bots page, ``arena bot logs``), and the daily version quota of open
 ladders counts what submissions cost (:func:`costly_submissions_since`).
 
+The HTTP API builds in the background, after it has answered: a row its server left
+``running`` when it died is finished as ``interrupted`` (:func:`interrupt_stale_submissions`),
+which no quota counts.
+
 The log holds the build's output and the smoke game's faults and stderr: bot text, private
 to the submitter and organisers (docs/security.md, "Privacy of a bot's logs"), and capped
 at :data:`MAX_LOG_BYTES`, keeping the end, where the error is.
@@ -36,11 +40,20 @@ from arena.storage.models import Submission, utcnow
 
 LOGGER = logging.getLogger(__name__)
 
-Outcome = Literal["running", "stored", "unchanged", "refused", "build_failed", "smoke_failed"]
-OUTCOMES: Final = ("running", "stored", "unchanged", "refused", "build_failed", "smoke_failed")
+Outcome = Literal[
+    "running", "stored", "unchanged", "refused", "build_failed", "smoke_failed", "interrupted"
+]
+OUTCOMES: Final = (
+    "running", "stored", "unchanged", "refused", "build_failed", "smoke_failed", "interrupted"
+)  # fmt: skip
 COSTLY: Final = ("stored", "build_failed", "smoke_failed")
 """Outcomes that cost the arena a build (and a smoke game): what a daily quota counts. A
-refusal costs nothing (it is decided before the build), nor does an unchanged bot."""
+refusal costs nothing (it is decided before the build), nor does an unchanged bot, nor
+one ``interrupted`` (the server that was building it stopped: the arena's doing, not the
+author's)."""
+INTERRUPTED_MESSAGE: Final = (
+    "interrupted: the server stopped before the build finished; nothing was stored, submit again"
+)
 MAX_LOG_BYTES: Final = 64 * 1024
 """The most of a submission's log kept (UTF-8 bytes); its end is kept, where errors are."""
 MAX_MESSAGE: Final = 500
@@ -131,6 +144,48 @@ def finish_submission(
         row.finished_at = utcnow()
         session.add(row)
         session.commit()
+
+
+@database_errors
+def interrupt_stale_submissions(
+    engine: Engine, *, via: str, started_before: datetime, keep: Collection[int] = ()
+) -> list[int]:
+    """Finish as ``interrupted`` every submission *via* a route still ``running`` that
+    started before *started_before*, except those in *keep* (the caller's own, still being
+    built); their ids.
+
+    A server that dies while it builds (``arena api``'s background builds) leaves its rows
+    running: nothing else would ever finish them. The caller chooses *started_before* so
+    that no live server can still be working on such a row.
+    """
+    statement = (
+        select(Submission)
+        .where(col(Submission.outcome) == "running")
+        .where(col(Submission.via) == via[:16])
+        .where(col(Submission.submitted_at) < started_before)
+    )
+    finished: list[int] = []
+    with write_session(engine) as session:
+        for row in session.exec(statement).all():
+            if row.id is None or row.id in keep:
+                continue
+            row.outcome = "interrupted"
+            row.message = INTERRUPTED_MESSAGE
+            row.finished_at = utcnow()
+            session.add(row)
+            finished.append(row.id)
+        session.commit()
+    if finished:
+        LOGGER.warning("marked %d submission(s) via %s interrupted", len(finished), via)
+    return finished
+
+
+@database_errors
+def get_submission(engine: Engine, submission_id: int) -> SubmissionInfo | None:
+    """Submission *submission_id*, or ``None`` (nothing here decides who may read it)."""
+    return next(
+        iter(_infos(engine, select(Submission).where(Submission.id == submission_id), 1)), None
+    )
 
 
 @database_errors

@@ -46,7 +46,8 @@ MAX_DAYS: Final = 366
 LAST_USED_EVERY: Final = timedelta(minutes=1)
 """``last_used_at`` is written at most this often per token: a script's burst of reads
 must not turn into a burst of writes."""
-TOKEN_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.:@+-]{0,63}")
+TOKEN_NAME: Final = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 _.:@+-]{0,62}[A-Za-z0-9_.:@+-])?")
+"""1-64 characters, never a space at either end (``ci`` and ``ci `` would list alike)."""
 _SECRET: Final = re.compile(rf"{PREFIX}[A-Za-z0-9_-]{{43}}")
 
 Refusal = Literal["bad_token", "expired_token", "revoked_token"]
@@ -156,7 +157,7 @@ def create_token(
     if not TOKEN_NAME.fullmatch(name):
         raise StorageError(
             "a token's name is 1-64 letters, digits, spaces or _ . : @ + -, starting with "
-            "a letter or digit"
+            "a letter or digit and not ending in a space"
         )
     chosen = parse_scopes(scopes)
     if expires_in_days is not None and not 1 <= expires_in_days <= MAX_DAYS:
@@ -168,12 +169,14 @@ def create_token(
         if user is None:
             raise StorageError(f"no user named {owner[:70]!r}")
         _may_manage(by, user)
-        if user.disabled:
+        # The owner's row, locked (on SQLite the write transaction holds the database), so
+        # two creations cannot both pass the count below; read again under the lock, so a
+        # disable committed since the read above is seen (and not written over).
+        disabled = session.exec(
+            select(User.disabled).where(col(User.id) == row_id(user)).with_for_update()
+        ).one()
+        if disabled:
             raise StorageError(f"user {user.name!r} is disabled")
-        # The owner's row, locked, so two creations cannot both pass the count below.
-        session.execute(
-            update(User).where(col(User.id) == row_id(user)).values(disabled=user.disabled)
-        )
         live = [t for t in _tokens_of(session, row_id(user)) if _live(t, now)]
         if any(t.name == name for t in live):
             raise StorageError(f"{user.name} already has a live token named {name!r}")

@@ -35,6 +35,7 @@ from arena.storage.workspace import (
     version_records,
     viewable_record,
 )
+from arena.tournament.held_back import game_held_back
 from dashboard import auth, data
 from dashboard.text import md
 
@@ -149,15 +150,23 @@ def _ladders(version: VersionState, visitor: Actor) -> None:
 
 def _archive(version: VersionState) -> Callable[[], bytes]:
     """The version's newest games as a zip of their records (redacted for the viewer),
-    built when the button is pressed."""
+    built when the button is pressed; games whose cards are held back are left out and
+    named in ``HELD_BACK.txt``."""
 
     def build() -> bytes:
         buffer = io.BytesIO()
+        held: list[str] = []
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for game, record in version_records(
                 engine, version.id, viewer, limit=MAX_ARCHIVE_GAMES
             ):
+                why = game_held_back(engine, game.game_id)
+                if why is not None:
+                    held.append(f"game {game.game_id}: {why.notice()}")
+                    continue
                 archive.writestr(f"game-{game.game_id}.json", json.dumps(record, indent=1) + "\n")
+            if held:
+                archive.writestr("HELD_BACK.txt", "\n".join(held) + "\n")
         return buffer.getvalue()
 
     return build
@@ -270,6 +279,11 @@ def _game(game: VersionGame) -> None:
         )
         if fault.get("stderr_tail"):
             st.code(str(fault["stderr_tail"]), language=None)
+    held = game_held_back(engine, game.game_id)
+    if held is not None:
+        # The record holds every seat's cards, dealt again in games still to be played.
+        st.info(held.notice() + " Its record can be downloaded then.")
+        return
     st.download_button(
         "Download this game's record (JSON)",
         json.dumps(record, indent=1) + "\n",

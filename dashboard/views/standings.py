@@ -38,7 +38,8 @@ def live_standings() -> None:
     table = pd.DataFrame(
         {
             "Rank": [r.rank for r in rows],
-            "Bot": [r.bot for r in rows],
+            # A ladder's leaver keeps its row and rating; say why it plays no more (as the CLI).
+            "Bot": [r.bot if r.left is None else f"{r.bot} ({r.left})" for r in rows],
             "Owner": [r.owner for r in rows],
             "Rating": [r.conservative for r in rows],
             "± 3σ": [3 * r.sigma for r in rows],

@@ -228,3 +228,27 @@ def test_fault_details_are_held_back_with_the_cards(make_cup: MakeCup) -> None:
     cup.set_status("finished")
     assert STDERR in texts(_open("bots", cup, bot="alpha"))
     assert list(_open("statistics", cup).dataframe[-1].value["Detail"]) == [DETAIL]
+
+
+def test_my_bots_holds_back_a_games_record_until_its_deal_is_played(make_cup: MakeCup) -> None:
+    """My bots shows an author their own games with the record to download: not the
+    record of a game whose board is still being played (it holds every seat's cards)."""
+    cup = make_cup()
+    held, played = 6, 0  # table 1's board is 3 of 6 stored; table 0's is complete
+    entrant = next(e for e in cup.schedule[held].entrants if e in cup.schedule[played].entrants)
+    name = BOTS[entrant][0]
+    app = _open("my_bots", cup)
+    app.sidebar.selectbox(key="mybots_owner").set_value(storage.actor(cup.engine).id).run()
+    app.selectbox(key="mybots_bot").set_value(name).run()
+    version = cup.ids[entrant]
+
+    def downloads(index: int) -> list[str]:
+        """The download buttons once game *index* is chosen."""
+        app.selectbox(key=f"mybots_game_{version}").set_value(cup.game_ids[index]).run()
+        assert not app.exception, [e.value for e in app.exception]
+        return [str(button.key) for button in app.get("download_button")]
+
+    assert f"mybots_record_{cup.game_ids[held]}" not in downloads(held)
+    assert "held back until the other games dealt alike are played" in texts(app)
+    # The control: a game whose board is all played can be downloaded.
+    assert f"mybots_record_{cup.game_ids[played]}" in downloads(played)

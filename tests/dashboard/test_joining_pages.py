@@ -106,7 +106,7 @@ def test_an_invitation_code_makes_a_logged_in_account_with_its_role(arena: Engin
     _sign_up(app, "newcomer", NEW_PASSWORD, invite.code)
     assert logged_in_line(app) == "Logged in as **newcomer** (organiser)"
     assert "Welcome, **newcomer**" in texts(app)
-    assert "Account: change password" in _links(app)
+    assert "Account: password and tokens" in _links(app)
 
 
 def test_open_sign_up_refuses_a_weak_password_then_makes_a_participant(arena: Engine) -> None:

@@ -53,9 +53,9 @@ def test_compose_config_is_valid_and_hardened() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     services = json.loads(done.stdout)["services"]
-    assert {"db", "arena", "dashboard"} <= set(services)
+    assert {"db", "arena", "dashboard", "api"} <= set(services)
     assert services["db"]["image"].startswith("postgres:")
-    for name in ("arena", "dashboard"):
+    for name in ("arena", "dashboard", "api"):
         service = services[name]
         assert service["environment"]["ARENA_DB"].startswith("postgresql+psycopg://")
         assert service["depends_on"]["db"]["condition"] == "service_healthy"
@@ -64,6 +64,8 @@ def test_compose_config_is_valid_and_hardened() -> None:
         assert "no-new-privileges:true" in service["security_opt"]
         assert service["pids_limit"] > 0 and int(service["mem_limit"]) > 0 and service["cpus"] > 0
     assert set(services["arena"]["cap_add"]) == {"SETUID", "SETGID", "CHOWN", "KILL"}
+    # The API builds and smoke-tests bots: the bot sandbox's capabilities, no more.
+    assert set(services["api"]["cap_add"]) == set(services["arena"]["cap_add"])
     assert "cap_add" not in services["dashboard"]
 
 
@@ -75,12 +77,15 @@ def test_the_dashboard_is_reached_only_through_its_proxy_which_alone_it_trusts()
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     services = json.loads(done.stdout)["services"]
-    assert set(services) == {"db", "arena", "dashboard", "proxy"}
-    dashboard, proxy = services["dashboard"], services["proxy"]
-    assert "ports" not in dashboard  # no way around the proxy
+    assert set(services) == {"db", "arena", "dashboard", "api", "proxy"}
+    dashboard, api, proxy = services["dashboard"], services["api"], services["proxy"]
+    assert "ports" not in dashboard and "ports" not in api  # no way around the proxy
     assert [port["published"] for port in proxy["ports"]] == ["8501"]
     trusted = dashboard["environment"]["ARENA_TRUSTED_PROXIES"]
     assert trusted == proxy["networks"]["default"]["ipv4_address"]
+    assert api["environment"]["ARENA_TRUSTED_PROXIES"] == trusted
+    assert api["command"] == ["api", "--host", "0.0.0.0", "--port", "8000"]
+    assert "/api/v1/health" in " ".join(api["healthcheck"]["test"])
     assert dashboard["environment"]["ARENA_PUBLIC_URL"].startswith("http")
     assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"]
     assert any(v["target"] == "/etc/nginx/nginx.conf" for v in proxy["volumes"])

@@ -49,9 +49,9 @@ def services(*profile: str) -> dict[str, Any]:
 
 
 def test_the_ray_profile_adds_a_head_and_a_scalable_worker() -> None:
-    assert set(services()) == {"db", "arena", "dashboard", "proxy"}  # the default stack
+    assert set(services()) == {"db", "arena", "dashboard", "api", "proxy"}  # the default stack
     found = services("ray")
-    assert set(found) == {"db", "arena", "dashboard", "proxy", "ray-head", "ray-worker"}
+    assert set(found) == {"db", "arena", "dashboard", "api", "proxy", "ray-head", "ray-worker"}
     head, worker = found["ray-head"], found["ray-worker"]
 
     # The head runs the tournaments on the cluster; it is the only service of the profile
