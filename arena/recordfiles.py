@@ -10,7 +10,7 @@ writers (``arena simulate``) skip that cost (milliseconds per record).
 :func:`export_file_name` makes a file name from a tournament name that always stays inside
 the directory it is joined to, whatever the database holds (an older arena accepted
 ``../x`` and ``a/b`` as names). :func:`load_record` parses a stored record and checks it
-against the rules (RECORD.md: a record that fails to load or to check is reported, never
+against the rules (docs/record-format.md: a record that fails to load or to check is reported, never
 silently accepted), so ``arena replay`` and ``arena export`` refuse a damaged record with
 one line naming the game instead of a traceback or a file that is not a record.
 """
@@ -33,7 +33,7 @@ SAFE_STEM: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,119}")
 nothing a shell or another system's file names would trip on."""
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.-]")
 FAULT_KEYS: Final = ("seat", "hand", "decision", "kind", "detail")
-"""What every fault entry holds (RECORD.md), and what a text replay prints of it."""
+"""What every fault entry holds (docs/record-format.md), and what a text replay prints of it."""
 
 
 def write_record(directory: Path, record: dict[str, Any], *, durable: bool = False) -> Path:
@@ -105,7 +105,7 @@ def load_record(text: str, *, game: str) -> dict[str, Any]:
 def check_record(record: Mapping[str, Any], *, game: str) -> None:
     """Check that *record* is an ``arena952.game/1`` record of a finished game that replays
     step by step under its rules (:func:`arena.game.record.replay_record`), and that its
-    faults hold what RECORD.md asks (which the replay itself does not read).
+    faults hold what docs/record-format.md asks (which the replay itself does not read).
 
     :raises RecordError: naming *game* (and the hand and step) where it first goes wrong.
     """

@@ -462,7 +462,7 @@ def test_help_says_what_export_writes_and_where_replay_ids_are(
     assert main(["export", "--help"]) == 0
     export_help = " ".join(capsys.readouterr().out.split())
     assert "arena952.game/1" in export_help and "JSON" in export_help
-    assert "RECORD.md files" not in export_help
+    assert "docs/record-format.md files" not in export_help
     assert main(["replay", "--help"]) == 0
     replay_help = " ".join(capsys.readouterr().out.split())
     assert "arena tournament status NAME" in replay_help

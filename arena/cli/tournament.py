@@ -620,7 +620,7 @@ def export_command(
     name: str, out: Path, user: str | None, db: str | None, data: Path | None
 ) -> None:
     """Write every stored game of tournament NAME to --out as JSON game records in the
-    arena952.game/1 format (RECORD.md, docs/record-format.md), one file per game:
+    arena952.game/1 format (docs/record-format.md, docs/record-format.md), one file per game:
     NAME-000000.json, NAME-000001.json, ... by schedule index.
 
     Without --user this is the host's organiser export, complete: every bot's stdout and

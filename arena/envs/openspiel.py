@@ -11,7 +11,7 @@ Parameters: ``ruleset``, a preset id or the JSON text of a custom ruleset
 
 The game is sequential, imperfect-information, general-sum, with explicit stochastic chance:
 the first dealer (3 outcomes, unless the ruleset fixes it) and every deal, one card at a
-time (52 outcomes: the n-th card drawn goes to the seat ``dealer + 1 + n`` as in RULES.md
+time (52 outcomes: the n-th card drawn goes to the seat ``dealer + 1 + n`` as in docs/rules.md
 1.3, the last 4 to the kitty). Nobody sees a deal until it is complete. The deal of the
 next hand is drawn as soon as the last trick of a hand begins (its cards are forced), so
 the engine can move on to the next hand with the last card. Player actions are the 57
@@ -96,7 +96,7 @@ class NineFiveTwoGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no t
             num_distinct_actions=ACTION_COUNT,
             max_chance_outcomes=52,
             num_players=3,
-            # A hand's delta lies in [-9, +14] (RULES.md 1.7); scores are sums of deltas.
+            # A hand's delta lies in [-9, +14] (docs/rules.md 1.7); scores are sums of deltas.
             min_utility=-9.0 * hands,
             max_utility=14.0 * hands,
             # Per hand: 52 chance draws, at most 14 give picks, a trump call, 4 discard
@@ -120,7 +120,7 @@ class NineFiveTwoGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no t
 
 
 class _DealSource:
-    """The engine's deal source: each hand's 52 chance draws, mapped as in RULES.md 1.3.
+    """The engine's deal source: each hand's 52 chance draws, mapped as in docs/rules.md 1.3.
 
     The engine reads it only inside ``apply`` (and its constructor), and the engine's
     ``clone`` keeps the same source, so each OpenSpiel state points it at its own draws

@@ -10,10 +10,10 @@ finds them by undoing the hand's steps in reverse:
   cards were the kitty. The seat's own dealer knows them; otherwise they are drawn among
   the cards that can have been there (never a card the seat held; always the cards shown
   to it, and the cards above what the dealer returned to it, which he cannot have kept:
-  RULES.md 5);
+  docs/rules.md 5);
 * each exchange leg, last first. A leg the seat was party to is undone exactly (it saw
   the cards both ways). A leg it did not see is undone with a give the return rule
-  explains (RULES.md 4.6): the returned cards are cards of the giver now that outrank
+  explains (docs/rules.md 4.6): the returned cards are cards of the giver now that outrank
   every card of their suit the receiver holds now; the giver gave the same cards back,
   except for cards an earlier leg of the seat's says the receiver must have held (a first
   giver's kept cards that a second giver's return took on), which the giver is made to

@@ -2,7 +2,7 @@
 
 The engine's step-level actions are single cards and trump calls (so the action space
 has 57 values and legal actions can be listed); a *decision* is what a player actually
-decides in RULES.md section 3: a whole give, a trump call, a whole discard or a play.
+decides in docs/rules.md section 3: a whole give, a trump call, a whole discard or a play.
 The referee and the bots speak in decisions; the engine turns a decision into its steps.
 """
 
@@ -16,7 +16,7 @@ from arena.game.cards import Card, InvalidCardError, Trump, parse_cards
 
 
 class DecisionKind(Enum):
-    """The four player decisions of RULES.md section 3."""
+    """The four player decisions of docs/rules.md section 3."""
 
     GIVE = "give"
     TRUMP = "trump"

@@ -3,7 +3,7 @@
 A card is an ``int`` in ``0..51`` (``suit * 13 + rank``) so that hands can be
 stored as 52-bit masks and the hot loops of random playouts stay in integer
 arithmetic. :class:`Card` subclasses ``int`` only to give the value its text form
-(``"TS"`` = ten of spades, RULES.md 0.3); the 52 instances are built once.
+(``"TS"`` = ten of spades, docs/rules.md 0.3); the 52 instances are built once.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class InvalidCardError(ValueError):
 
 
 class Suit(IntEnum):
-    """The four suits, in the order of RULES.md 0.3 (they have no rank order)."""
+    """The four suits, in the order of docs/rules.md 0.3 (they have no rank order)."""
 
     S = 0
     H = 1

@@ -7,7 +7,7 @@ the first-dealer draw and each hand's shuffle read a byte stream
 ``HMAC-SHA256(key, label || hand || counter)`` and turn it into an unbiased Fisher-Yates
 shuffle by rejection sampling. Without the key the stream cannot be predicted, and the key
 is the game's ``seed`` (an integer below ``2**256``), so a record still reproduces every
-shuffle from its seed (RECORD.md).
+shuffle from its seed (docs/record-format.md).
 
 Keys come from a secret: :func:`board_key` derives board *n*'s key from a tournament's (or
 match's) secret with HMAC-SHA256, so every seating of a board gets the same deals and a
@@ -76,7 +76,7 @@ class Deals(Protocol):
 
 
 def deal_out(deck: Sequence[int], dealer: Seat) -> Dealt:
-    """Deal a shuffled deck by the mapping of RULES.md 1.3 rule 6.
+    """Deal a shuffled deck by the mapping of docs/rules.md 1.3 rule 6.
 
     ``deck[i]`` for ``i < 48`` goes to seat ``(dealer + 1 + i) % 3``, so every third card
     to one seat; the last 4 are the kitty.

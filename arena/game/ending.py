@@ -1,4 +1,4 @@
-"""End of the game (RULES.md section 7): triggers, winner rules, tie rules and the cap."""
+"""End of the game (docs/rules.md section 7): triggers, winner rules, tie rules and the cap."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ class EndCheck:
 def check_end(
     rules: RuleSet, scores: tuple[int, int, int] | list[int], hands_played: int, overtime: bool
 ) -> EndCheck:
-    """Decide whether the game is over after a hand has been scored (RULES.md 7.6)."""
+    """Decide whether the game is over after a hand has been scored (docs/rules.md 7.6)."""
     positive_hit = max(scores) >= rules.target
     negative = rules.negative_target
     negative_hit = negative is not None and min(scores) <= negative

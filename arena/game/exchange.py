@@ -1,4 +1,4 @@
-"""The card exchange of RULES.md section 4: the forced plan, the return rule and the show.
+"""The card exchange of docs/rules.md section 4: the forced plan, the return rule and the show.
 
 Everything here is forced by the rules; the only decision in an exchange (which cards a
 giver hands over) is taken elsewhere. Hands are 52-bit masks (see :mod:`arena.game.cards`).
@@ -27,7 +27,7 @@ def plan_exchange(
     contracts: tuple[int, int, int],
     priority: GiverPriority,
 ) -> tuple[Leg, ...]:
-    """The legs forced by the previous hand's deltas, in resolution order (RULES.md 4.2, 4.4).
+    """The legs forced by the previous hand's deltas, in resolution order (docs/rules.md 4.2, 4.4).
 
     *contracts* are those of the hand about to be played. With one giver and two receivers
     the receivers are ordered by the same upcoming-contract rule; their order does not
@@ -50,7 +50,7 @@ def plan_exchange(
 
 
 def resolve_leg(receiver_hand: int, given: int) -> tuple[int, int]:
-    """Apply the return rule (RULES.md 4.6) to one leg.
+    """Apply the return rule (docs/rules.md 4.6) to one leg.
 
     For each suit the receiver hands back as many cards as he was given in it: the highest
     of that suit in his hand including the given cards. Returns ``(returned, new_receiver_hand)``.
@@ -70,7 +70,7 @@ def resolve_leg(receiver_hand: int, given: int) -> tuple[int, int]:
 
 
 def shown_cards(kitty: int, returned: int) -> int:
-    """Kitty cards the dealer must show to a giver he returned *returned* to (RULES.md 5).
+    """Kitty cards the dealer must show to a giver he returned *returned* to (docs/rules.md 5).
 
     Per suit in which he returned something, every kitty card outranking the lowest
     returned card of that suit.

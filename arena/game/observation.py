@@ -1,4 +1,4 @@
-"""What one seat may know (RULES.md section 6), and nothing else.
+"""What one seat may know (docs/rules.md section 6), and nothing else.
 
 :func:`observe` is the only road from a :class:`~arena.game.state.GameState` to a bot: the
 referee serialises its result, never the state. It builds a complete information state
@@ -176,7 +176,7 @@ def _describe(request: Request) -> str:
 
 
 def observe(state: GameState, seat: Seat) -> Observation:
-    """Build what *seat* may know now (RULES.md section 6)."""
+    """Build what *seat* may know now (docs/rules.md section 6)."""
     hand = state.hand
     dealer = hand.dealer
     over = state.phase is Phase.OVER

@@ -1,4 +1,4 @@
-"""Game records in the ``arena952.game/1`` format (RECORD.md), and replaying them.
+"""Game records in the ``arena952.game/1`` format (docs/record-format.md), and replaying them.
 
 A record is the replayable fact of one game. :func:`game_record` writes one from a
 :class:`~arena.game.state.GameState`; :func:`replay_record` feeds a record's decisions back
@@ -68,7 +68,7 @@ def game_record(
     """The ``arena952.game/1`` record of *state* (finished or not) as a JSON-ready dict.
 
     *players* are ``name@version`` per seat; *faults* the referee's fault entries;
-    *extra* adds fields such as timings or logs (RECORD.md allows extra fields).
+    *extra* adds fields such as timings or logs (docs/record-format.md allows extra fields).
     """
     rules = state.rules
     result = state.result

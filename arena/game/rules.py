@@ -1,4 +1,4 @@
-"""The RuleSet: every parameter of RULES.md section 2, its validation, and the six presets.
+"""The RuleSet: every parameter of docs/rules.md section 2, its validation, and the six presets.
 
 A RuleSet is frozen: a game is played under one set of rules from start to end, and the
 full parameter set is written into every record so a record stays checkable even if a
@@ -20,7 +20,7 @@ class RuleSetError(ValueError):
 
 
 class Step(Enum):
-    """Pre-play steps of a hand (RULES.md 1.5)."""
+    """Pre-play steps of a hand (docs/rules.md 1.5)."""
 
     TRUMP = "TRUMP"
     KITTY = "KITTY"
@@ -37,28 +37,28 @@ class FirstLeader(Enum):
 
 
 class GiverPriority(Enum):
-    """Order of two givers when two players are up (RULES.md 4.4)."""
+    """Order of two givers when two players are up (docs/rules.md 4.4)."""
 
     UPCOMING_CONTRACT = "upcoming_contract"
     MOST_OVERTRICKS = "most_overtricks"
 
 
 class NegativeRole(Enum):
-    """What reaching ``negative_target`` means (RULES.md 7)."""
+    """What reaching ``negative_target`` means (docs/rules.md 7)."""
 
     ENDS_GAME = "ends_game"
     OBJECTIVE = "objective"
 
 
 class WinnerRule(Enum):
-    """How the winner is picked when the game ends (RULES.md 7.2)."""
+    """How the winner is picked when the game ends (docs/rules.md 7.2)."""
 
     HIGHEST = "highest"
     LARGEST_EXCESS = "largest_excess"
 
 
 class TieRule(Enum):
-    """What happens when the winner rule leaves a tie (RULES.md 7.3)."""
+    """What happens when the winner rule leaves a tie (docs/rules.md 7.3)."""
 
     EXTRA_HANDS = "extra_hands"
     DRAW = "draw"
@@ -70,10 +70,10 @@ CUSTOM: Final = "custom"
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One complete, validated set of game parameters (RULES.md section 2)."""
+    """One complete, validated set of game parameters (docs/rules.md section 2)."""
 
     name: str
-    """Preset id of RULES.md 2.1, or ``custom``."""
+    """Preset id of docs/rules.md 2.1, or ``custom``."""
     contracts: tuple[int, int, int]
     """Contracts of (dealer, dealer's left, dealer's right): (9, 5, 2) or (9, 2, 5)."""
     allow_no_trump: bool
@@ -122,7 +122,7 @@ class RuleSet:
         return (out[0], out[1], out[2])
 
     def to_json(self) -> dict[str, Any]:
-        """All parameters with the names and JSON values of RULES.md section 2."""
+        """All parameters with the names and JSON values of docs/rules.md section 2."""
         return {
             "contracts": list(self.contracts),
             "allow_no_trump": self.allow_no_trump,
@@ -258,14 +258,14 @@ def _validate_steps(rules: RuleSet) -> None:
     if not rules.exchange_mandatory:
         raise RuleSetError(
             "exchange_mandatory = false is not supported: every preset makes giving compulsory "
-            "(RULES.md A9)"
+            "(docs/rules.md A9)"
         )
     if rules.dealer_show:
         kitty_at = later.index(Step.KITTY)
         exchange_at = later.index(Step.EXCHANGE if Step.EXCHANGE in later else Step.RETURN)
         if exchange_at > kitty_at:
             raise RuleSetError(
-                "dealer_show needs the exchange before KITTY in later_hand_steps (RULES.md 5)"
+                "dealer_show needs the exchange before KITTY in later_hand_steps (docs/rules.md 5)"
             )
 
 
@@ -310,7 +310,7 @@ CLASSIC: Final = RuleSet(
     tie_rule=TieRule.EXTRA_HANDS,
 )
 
-# Each other preset is written as its differences from classic (RULES.md 2.1).
+# Each other preset is written as its differences from classic (docs/rules.md 2.1).
 PRESETS: Final[Mapping[str, RuleSet]] = {
     r.name: r
     for r in (
@@ -361,7 +361,7 @@ PRESETS: Final[Mapping[str, RuleSet]] = {
         ),
     )
 }
-"""The six presets of RULES.md 2.1, by id."""
+"""The six presets of docs/rules.md 2.1, by id."""
 
 
 def get_ruleset(name: str) -> RuleSet:

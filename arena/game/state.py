@@ -9,7 +9,7 @@ Multi-card decisions are taken one card at a time (a give of *k* cards is *k* st
 discard is 4 steps), as OpenSpiel does for Skat's discard: the action space stays at 57
 values (52 cards and 5 trump calls) that can be listed, sampled and learned over, and
 nothing is revealed to anyone until the whole decision is complete, so the information
-structure is that of RULES.md. :meth:`GameState.apply_decision` applies a whole decision
+structure is that of docs/rules.md. :meth:`GameState.apply_decision` applies a whole decision
 at once, all or nothing.
 
 Everything the engine does by itself (deal, exchange plan and returns, kitty pickup and
@@ -210,7 +210,7 @@ class HandLog:
 def _beaten_by(trump_suit: int) -> tuple[int, ...]:
     """Per card, the mask of the cards that beat it when it is the best card of a trick so
     far (it is then of the led suit or a trump): the higher cards of its suit, and every
-    trump if it is not one (RULES.md 1.6 rule 17). *trump_suit* is -1 for no trump.
+    trump if it is not one (docs/rules.md 1.6 rule 17). *trump_suit* is -1 for no trump.
     """
     table = []
     for card in range(52):
@@ -228,7 +228,7 @@ _BEATEN_BY: Final[dict[int, tuple[int, ...]]] = {
 
 
 def trick_winner(cards: Sequence[int], leader: Seat, trump_suit: int | None) -> Seat:
-    """Winner of a complete trick (RULES.md 1.6 rule 17): the highest trump if any was
+    """Winner of a complete trick (docs/rules.md 1.6 rule 17): the highest trump if any was
     played, else the highest card of the led suit. *cards* are in play order from *leader*.
     """
     beaten_by = _BEATEN_BY[-1 if trump_suit is None else trump_suit]
@@ -241,7 +241,7 @@ def trick_winner(cards: Sequence[int], leader: Seat, trump_suit: int | None) -> 
 
 def legal_play_mask(hand: int, led_suit: int | None) -> int:
     """Cards of *hand* that may be played to a trick whose led suit is *led_suit*
-    (``None`` when leading): follow suit if able, otherwise anything (RULES.md 1.6).
+    (``None`` when leading): follow suit if able, otherwise anything (docs/rules.md 1.6).
     """
     if led_suit is not None:
         follow = hand & SUIT_MASK[led_suit]
@@ -251,7 +251,7 @@ def legal_play_mask(hand: int, led_suit: int | None) -> int:
 
 
 def shuffled_deal(rng: random.Random, dealer: Seat) -> tuple[tuple[int, int, int], int]:
-    """One legacy ``random.Random`` shuffle dealt by the mapping of RULES.md 1.3 rule 6
+    """One legacy ``random.Random`` shuffle dealt by the mapping of docs/rules.md 1.3 rule 6
     (old records; new games use :mod:`arena.game.dealing`'s keyed shuffle)."""
     deck = list(range(52))
     rng.shuffle(deck)
@@ -807,7 +807,7 @@ class GameState:
         log.stage = _STAGE_RETURNED
 
     def _resolve_split_returns(self) -> None:
-        """RETURN step: each leg computed exactly as in atomic mode (RULES.md 4.7, A11)."""
+        """RETURN step: each leg computed exactly as in atomic mode (docs/rules.md 4.7, A11)."""
         legs = self.hand.legs
         for i, log in enumerate(legs):
             receiver = log.leg.receiver

@@ -8,8 +8,8 @@ then draws the table at a step either with every card face up (the referee's vie
 one seat sees it.
 
 A seat's view is built from :func:`arena.game.observation.observe` and nothing else, so it
-shows exactly what RULES.md section 6 lets that seat know at that moment: the observer is
-the one place that decides what is hidden (STYLE.md 3). The only facts added to it are
+shows exactly what docs/rules.md section 6 lets that seat know at that moment: the observer is
+the one place that decides what is hidden (docs/style.md 3). The only facts added to it are
 public ones: the players' names, the card just played and, for the other seats, how many
 cards they hold (which follows from the public exchange plan, kitty pickup and plays).
 

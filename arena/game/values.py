@@ -14,7 +14,7 @@ from enum import Enum
 
 
 class EndReason(Enum):
-    """Why a game ended (RECORD.md ``result.reason``)."""
+    """Why a game ended (docs/record-format.md ``result.reason``)."""
 
     TARGET = "target"
     NEGATIVE = "negative"

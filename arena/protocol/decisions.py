@@ -19,7 +19,7 @@ from arena.protocol.wire import ProtocolError, decode_card, decode_cards
 from arena.v1 import arena_pb2 as pb
 
 DISCARD_SIZE: Final = 4
-"""Cards in a whole discard decision (RULES.md 1.5): a reply with another count is malformed."""
+"""Cards in a whole discard decision (docs/rules.md 1.5): a reply with another count is malformed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ class WireEnum(Generic[_E, _W]):
 
 
 class FaultKind(Enum):
-    """Kinds of bot fault, with the texts of RECORD.md ``faults[].kind``."""
+    """Kinds of bot fault, with the texts of docs/record-format.md ``faults[].kind``."""
 
     TIMEOUT = "timeout"
     CRASH = "crash"

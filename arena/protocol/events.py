@@ -3,7 +3,7 @@
 to bots for them (these messages have no engine counterpart).
 
 :func:`hand_end_from_log` is the one function here that reads the engine's own log of a
-hand; it copies only the fields RULES.md 6 makes public.
+hand; it copies only the fields docs/rules.md 6 makes public.
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def game_start_from_proto(msg: pb.GameStart) -> GameStart:
 def hand_end_from_log(hand: HandLog) -> HandEnd:
     """The public end of a scored hand, from the engine's log of it.
 
-    It copies only fields RULES.md 6 makes public (dealer, contracts, trump, every trick,
+    It copies only fields docs/rules.md 6 makes public (dealer, contracts, trump, every trick,
     tricks won, deltas, scores) and never the deal, kitty, exchange cards or discards, so
     the same message may go to all three seats.
 

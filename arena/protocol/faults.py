@@ -1,5 +1,5 @@
 """Faults on the wire (``arena.v1.Fault``): what the referee tells a bot about a fault
-recorded against its seat (RECORD.md ``faults``)."""
+recorded against its seat (docs/record-format.md ``faults``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from arena.v1 import arena_pb2 as pb
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A fault recorded against a bot (RECORD.md ``faults``), as told to that bot."""
+    """A fault recorded against a bot (docs/record-format.md ``faults``), as told to that bot."""
 
     kind: FaultKind
     """What went wrong."""

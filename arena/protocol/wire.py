@@ -1,7 +1,7 @@
 """What every message group of the protocol shares: its version, its error, and the checked
 decoders of single fields (cards, seats, one value per seat).
 
-Direction matters for trust (STYLE.md 14). The ``*_to_proto`` functions of the group
+Direction matters for trust (docs/style.md 14). The ``*_to_proto`` functions of the group
 modules take values the engine built and may assume they are well formed. The
 ``*_from_proto`` functions read what came over the wire: they check everything they decode
 through the helpers here (and :meth:`~arena.protocol.enums.WireEnum.decode` for enum values)

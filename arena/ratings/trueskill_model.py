@@ -1,4 +1,4 @@
-"""The one adapter around TrueSkill (STYLE.md 6): an explicit environment, never the
+"""The one adapter around TrueSkill (docs/style.md 6): an explicit environment, never the
 library's global ``setup()``, and plain values in and out.
 
 Parameters (the library's defaults scaled to our game, chosen and documented here):

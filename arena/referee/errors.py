@@ -1,4 +1,4 @@
-"""The one exception family for bot misbehaviour (STYLE.md 15).
+"""The one exception family for bot misbehaviour (docs/style.md 15).
 
 Transport errors (grpc status codes, closed streams, process exits) are turned into these
 at the edge, in :mod:`arena.referee.session` and :mod:`arena.referee.process`; the match

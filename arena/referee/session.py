@@ -6,7 +6,7 @@ call when the bot's Hello is admitted. The referee writes to the stream and read
 answer to each request itself. Everything that can go wrong on the wire — a closed
 stream, an undecodable message, a cancelled call — is converted here, once, into a
 :class:`~arena.referee.errors.BotError` raised by :meth:`Session.ask`; the match never
-sees grpc (STYLE.md 15). Kept apart from admission and the servers because this is the
+sees grpc (docs/style.md 15). Kept apart from admission and the servers because this is the
 referee's hot path: every decision of every game goes through :meth:`Session.ask`.
 """
 

@@ -1,4 +1,4 @@
-"""Time control: limits the referee measures and enforces (STYLE.md 16).
+"""Time control: limits the referee measures and enforces (docs/style.md 16).
 
 A decision may take ``decision_ms``; time beyond that is drawn from the game's bank;
 ``grace_ms`` absorbs transport jitter and is never charged. A reply later than

@@ -2,9 +2,9 @@
 
 A discard has C(20, 4) = 4845 choices and a give of *k* cards C(16, k); a search can
 evaluate only a handful per decision. These are the shapes good players choose between:
-throw the weakest cards; empty a short side suit to trump into it (RULES.md: a void lets
+throw the weakest cards; empty a short side suit to trump into it (docs/rules.md: a void lets
 the seat trump at will); give from the longest side suit or spread the give over suits
-(a low card comes back as the receiver's top card of its suit, RULES.md 4.6). The first
+(a low card comes back as the receiver's top card of its suit, docs/rules.md 4.6). The first
 candidate is always the SDK's greedy choice, so a search without time is no worse than it.
 """
 

@@ -4,14 +4,14 @@ A determinising search needs the set of worlds the seat cannot tell apart. This 
 turns an observation into that set, as constraints on where each unseen card may be:
 every card the seat has not seen is held by one of three *holders* (the two other seats
 and the dead pile) and each holder holds a known number of cards. The constraints come
-from the rules (RULES.md sections 4 to 6):
+from the rules (docs/rules.md sections 4 to 6):
 
 * a seat that failed to follow suit holds no card of the led suit from then on;
 * a receiver of the seat's give holds the given cards that did not come back, and after
   the return holds no card of a given suit above the lowest card returned in that suit
   (the return rule hands back the top cards of each given suit);
 * a giver to the seat holds the cards the seat returned to it;
-* a dealer's show (RULES.md 5) names exactly the kitty cards above the lowest return of a
+* a dealer's show (docs/rules.md 5) names exactly the kitty cards above the lowest return of a
   suit, so the other cards of that suit above it lie with the third seat;
 * the dealer knows the kitty and its own discards.
 
@@ -220,7 +220,7 @@ def _after_my_give(
         higher = _above(min(back)) & ~mask_of(back)
         # The return leaves the receiver nothing above the lowest returned card of the
         # suit, and later legs cannot change that (higher given cards come straight back).
-        # A dealer who took the kitty may hold such cards from it (RULES.md 5 says which).
+        # A dealer who took the kitty may hold such cards from it (docs/rules.md 5 says which).
         if not (receiver == dealer and late_kitty):
             allowed[receiver] &= ~higher
 

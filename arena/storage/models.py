@@ -11,12 +11,12 @@ What is stored and why:
   and every version says who submitted it and how.
 * ``Tournament`` / ``Entry``: what was scheduled (rules, time control, seed, entrants in order).
 * ``Game``: one row per played game with the whole ``arena952.game/1`` record as JSON text,
-  the record being the fact everything else is computed from (STYLE.md 19).
+  the record being the fact everything else is computed from (docs/style.md 19).
   ``(tournament_id, schedule_index)`` is unique, so no scheduled game is stored twice.
 * ``GameSeat``: the per-seat numbers of a game (score, rank, contracts made), denormalised
   from the record for fast standings and dashboards.
 * ``RatingSnapshot`` / ``Rating``: every rating update ever made, never overwritten, and the
-  current value per bot version and tournament (STYLE.md 6).
+  current value per bot version and tournament (docs/style.md 6).
 
 JSON columns are ``TEXT`` holding JSON, identical on SQLite and PostgreSQL. Timestamps are
 timezone-aware UTC on both (SQLite has no time zones, so :class:`UTCDateTime` restores it).

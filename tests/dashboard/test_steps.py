@@ -27,7 +27,7 @@ def record_of(preset: str, seed: int, **extra: Any) -> dict[str, Any]:
 
 
 def known_cards(state: GameState, seat: int) -> set[Card]:
-    """What RULES.md 6 lets *seat* know of the current hand, written from the full state."""
+    """What docs/rules.md 6 lets *seat* know of the current hand, written from the full state."""
     log = state.hand
     known = set(cards_in(log.deal[seat])) | set(cards_in(state.hands[seat]))
     for leg in log.legs:

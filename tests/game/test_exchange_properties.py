@@ -1,4 +1,4 @@
-"""Example 12 and RULES.md 4.6 as properties over random exchanges (hypothesis)."""
+"""Example 12 and docs/rules.md 4.6 as properties over random exchanges (hypothesis)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_return_rule_properties(leg: tuple[int, int, list[int]]) -> None:
         for card in cards_in(given & suit):
             if card % 13 > top:  # outranks the receiver's suit, or the receiver is void
                 assert returned & (1 << card)
-    # One card at a time, in any order, returns the same set (RULES.md 4.6, last bullet).
+    # One card at a time, in any order, returns the same set (docs/rules.md 4.6, last bullet).
     hand, one_by_one = receiver, 0
     for card in order:
         pool = hand | (1 << card)

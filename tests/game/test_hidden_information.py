@@ -1,9 +1,9 @@
-"""The hidden-information property (STYLE.md 21; RULES.md section 6).
+"""The hidden-information property (docs/style.md 21; docs/rules.md section 6).
 
 At decision points of random games, for every seat: re-deal cards the seat cannot know
 (swap them between the other hands and the kitty), replay the same actions, and keep the
 new world only if it is consistent with everything the seat may know, as listed here from
-RULES.md 6 independently of the observer. In every such world the seat's observation must
+docs/rules.md 6 independently of the observer. In every such world the seat's observation must
 be identical. A deliberately leaky observer is caught by the same check, so it can fail.
 """
 
@@ -26,7 +26,7 @@ SWAPS_PER_POINT = 4
 
 
 def knowledge(state: GameState, seat: int) -> tuple[Any, ...]:
-    """What RULES.md 6 lets *seat* know, written out from the full state."""
+    """What docs/rules.md 6 lets *seat* know, written out from the full state."""
     facts: list[Any] = []
     for log in state.history:
         facts += [

@@ -1,6 +1,6 @@
 """Invariants over thousands of random games, every preset (OpenSpiel random_sim_test style).
 
-Every step is checked against rules re-derived here from RULES.md, not against the engine's
+Every step is checked against rules re-derived here from docs/rules.md, not against the engine's
 own helpers: cards are conserved, plays are legal, trick winners and scores are right,
 exchanges keep suit counts and never weaken a giver, and the game ends exactly when
 section 7 says.
@@ -32,7 +32,7 @@ def _winner(cards: tuple[int, int, int], leader: int, trump: Trump) -> int:
 def _expected_end(
     rules: RuleSet, scores: list[int], hand_no: int, overtime: bool
 ) -> tuple[bool, bool]:
-    """(game over, overtime) after a hand, straight from RULES.md 7."""
+    """(game over, overtime) after a hand, straight from docs/rules.md 7."""
     hit = any(x >= rules.target for x in scores) or (
         rules.negative_target is not None and any(x <= rules.negative_target for x in scores)
     )

@@ -1,6 +1,6 @@
-"""The engine's records, re-checked by an independent implementation of RULES.md.
+"""The engine's records, re-checked by an independent implementation of docs/rules.md.
 
-``tests/oracle/rules_oracle.py`` was written from RULES.md and RECORD.md alone, without
+``tests/oracle/rules_oracle.py`` was written from docs/rules.md and docs/record-format.md alone, without
 reading ``arena/game``, and uses other algorithms (card-by-card returns, its own end
 check). Any difference between the two is a bug in one of them.
 """

@@ -1,4 +1,4 @@
-"""RuleSets: the six presets of RULES.md 2.1, custom rulesets and their validation."""
+"""RuleSets: the six presets of docs/rules.md 2.1, custom rulesets and their validation."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from arena.game import PRESETS, RuleSet, RuleSetError, get_ruleset
 from arena.game.rules import GiverPriority, NegativeRole, Step, TieRule, WinnerRule
 
-# RULES.md 2.2, the reference encoding, transcribed as JSON.
+# docs/rules.md 2.2, the reference encoding, transcribed as JSON.
 REFERENCE = {
     "classic": ([9, 5, 2], True, "TRUMP KITTY", "EXCHANGE TRUMP KITTY", "left_of_dealer",
                 "upcoming_contract", False, 10, None, None, "highest", "extra_hands"),

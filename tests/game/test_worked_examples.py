@@ -1,4 +1,4 @@
-"""Every worked example of RULES.md section 9, with the cards given there."""
+"""Every worked example of docs/rules.md section 9, with the cards given there."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
 """Independent rules oracle for ``arena952.game/1`` game records.
 
 Why this module exists: the arena engine and this oracle are written separately from
-the same normative text (``shared/RULES.md``; record format ``shared/RECORD.md``).  A
+the same normative text (``shared/docs/rules.md``; record format ``shared/docs/record-format.md``).  A
 record written by the engine is replayed here step by step: every *decision* in it (the
 cards given, the trump call, the discards, every card played) is checked for legality,
 and every *forced* fact (dealer, contracts, exchange plan, returned cards, shown cards,
 trick winners, tricks won, deltas, scores, end of the game) is recomputed from the
 record's own ``rules`` object and compared.  Where the specification allows two
 algorithms, this module deliberately uses the one the engine is least likely to use
-(e.g. the one-card-at-a-time return rule of RULES.md 4.6 instead of the batch rule), so
+(e.g. the one-card-at-a-time return rule of docs/rules.md 4.6 instead of the batch rule), so
 that the two implementations really are independent.
 
 Checking policy, "report, then adopt": each recorded fact is compared with what the
@@ -23,7 +23,7 @@ stops the checking of that hand only; later hands are still checked.
 Public entry point: :func:`check_record`.  The helpers it is built from
 (:func:`parse_rules`, :func:`plan_exchange`, :func:`returns_one_at_a_time`,
 :func:`shown_cards`, :func:`trick_winner`, :func:`end_of_game`, :func:`check_hand`) are
-public too, so that tests can pin each of them to the worked examples of RULES.md
+public too, so that tests can pin each of them to the worked examples of docs/rules.md
 section 9.  Only the standard library is used.
 """
 
@@ -130,7 +130,7 @@ def is_card(value: object) -> TypeGuard[str]:
 
 
 def left(seat: int) -> int:
-    """Seat to the left (clockwise), RULES.md 0.3."""
+    """Seat to the left (clockwise), docs/rules.md 0.3."""
     return (seat + 1) % 3
 
 
@@ -178,7 +178,7 @@ def card_list(value: object, where: str, size: int | None = None) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# Rules (RULES.md section 2)
+# Rules (docs/rules.md section 2)
 # ---------------------------------------------------------------------------
 
 
@@ -207,14 +207,14 @@ class Rules:
 
 
 def _valid_first_steps(value: object) -> bool:
-    """Hand 1 has only TRUMP and KITTY, each once, in either order (RULES.md 1.5)."""
+    """Hand 1 has only TRUMP and KITTY, each once, in either order (docs/rules.md 1.5)."""
     if not isinstance(value, list | tuple) or not all(isinstance(s, str) for s in value):
         return False
     return sorted(value) == ["KITTY", "TRUMP"]
 
 
 def _valid_later_steps(value: object) -> bool:
-    """Later hands: TRUMP, KITTY plus EXCHANGE, or plus GIVE before RETURN (RULES.md 2)."""
+    """Later hands: TRUMP, KITTY plus EXCHANGE, or plus GIVE before RETURN (docs/rules.md 2)."""
     if not isinstance(value, list | tuple) or not all(isinstance(s, str) for s in value):
         return False
     steps = list(value)
@@ -267,8 +267,8 @@ _PARAMETER_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
 def parse_rules(raw: object) -> tuple[Rules | None, list[str]]:
     """Validate a record's ``rules`` object; return (Rules, []) or (None, problems).
 
-    Every parameter of RULES.md section 2 must be present with a legal value, since
-    the record must stay checkable even if the presets change (RECORD.md).
+    Every parameter of docs/rules.md section 2 must be present with a legal value, since
+    the record must stay checkable even if the presets change (docs/record-format.md).
     """
     if not isinstance(raw, Mapping):
         return None, [f"rules: missing or not an object ({raw!r})"]
@@ -315,7 +315,7 @@ def contracts_for(dealer: int, contracts: Sequence[int]) -> Seats3:
 
 
 # ---------------------------------------------------------------------------
-# Exchange (RULES.md section 4) and show (section 5)
+# Exchange (docs/rules.md section 4) and show (section 5)
 # ---------------------------------------------------------------------------
 
 
@@ -335,7 +335,7 @@ def plan_exchange(
 
     ``upcoming_contracts`` are the contracts of the hand now being played.  With one
     giver and two receivers the two legs are returned in seat order of the receivers;
-    RULES.md does not order them and the order cannot change any card, so callers
+    docs/rules.md does not order them and the order cannot change any card, so callers
     should accept either order (see :func:`plan_orders`).
     Raises ValueError when the deltas cannot come from a real hand (sum != 0).
     """
@@ -370,7 +370,7 @@ def returns_one_at_a_time(receiver_hand: Iterable[str], given: Sequence[str]) ->
     """Cards the receiver must hand back, by the one-card-at-a-time method of 4.6.
 
     Add one given card to the receiver's hand, hand back the top card of that suit,
-    then the next given card.  RULES.md says this equals the batch rule in any order;
+    then the next given card.  docs/rules.md says this equals the batch rule in any order;
     the oracle uses it precisely because an engine would more likely use the batch
     rule.  The result is listed in the order the cards came back.
     """
@@ -400,7 +400,7 @@ def shown_cards(returned: Iterable[str], kitty: Iterable[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# Trick play (RULES.md 1.6)
+# Trick play (docs/rules.md 1.6)
 # ---------------------------------------------------------------------------
 
 
@@ -424,7 +424,7 @@ def trick_winner(cards: Sequence[str], leader: int, trump: str) -> int:
 
 
 # ---------------------------------------------------------------------------
-# End of the game (RULES.md section 7)
+# End of the game (docs/rules.md section 7)
 # ---------------------------------------------------------------------------
 
 
@@ -471,7 +471,7 @@ def end_of_game(rules: Rules, scores: Seats3, hands_played: int, overtime: bool)
     sudden death (7.3, A15): after it the unique top score wins whether or not anyone
     is still at the target.  The cap (7.4) applies last, also during overtime.
 
-    One combination is not covered by RULES.md: ``largest_excess`` when only a
+    One combination is not covered by docs/rules.md: ``largest_excess`` when only a
     negative limit that is *not* an objective fired (no candidate at all).  This
     oracle then falls back to the ``highest`` rule.
     """
@@ -993,7 +993,7 @@ def _check_result(
 
 
 def _check_header(record: Mapping[str, Any]) -> list[str]:
-    """Top-level fields other than rules, hands and result (RECORD.md)."""
+    """Top-level fields other than rules, hands and result (docs/record-format.md)."""
     issues: list[str] = []
     if record.get("format") != FORMAT_ID:
         issues.append(f"record: format is {record.get('format')!r}, expected {FORMAT_ID!r}")
@@ -1053,7 +1053,7 @@ def _check_record(record: object, issues: list[str]) -> None:
 
 
 def check_record(record: dict[str, Any]) -> list[str]:
-    """Check one parsed ``arena952.game/1`` record against RULES.md.
+    """Check one parsed ``arena952.game/1`` record against docs/rules.md.
 
     Returns human-readable discrepancies, each starting with its location (``"hand 3,
     trick 5: winner is 1, expected 2"``); an empty list means the record is fully

@@ -1,12 +1,12 @@
 """Proves the rules oracle right before it is trusted to judge the engine.
 
 Why: an oracle that is wrong would pass a wrong engine or fail a right one.  These
-tests pin the oracle's helpers to the worked examples 5 to 10 of RULES.md section 9
+tests pin the oracle's helpers to the worked examples 5 to 10 of docs/rules.md section 9
 (exact cards given there), check whole hands built from those examples through
 ``check_hand``, and check whole random games through ``check_record``.
 
 The hands and games are produced by a small record *generator* written here on
-purpose with the other algorithms the spec allows (batch return rule of RULES.md 4.6,
+purpose with the other algorithms the spec allows (batch return rule of docs/rules.md 4.6,
 the reference end check of 7.6 copied from the spec, split-mode givens kept out of the
 receiver's hand until RETURN), so that the generator and the oracle do not share code.
 Finally, single alterations of valid records must be reported at the right place, and
@@ -29,7 +29,7 @@ RANKS = "23456789TJQKA"
 SUITS = "SHDC"
 DECK = [r + s for s in SUITS for r in RANKS]
 
-# RULES.md 2.1 / 2.2, as a record stores them (JSON values): classic, then what differs.
+# docs/rules.md 2.1 / 2.2, as a record stores them (JSON values): classic, then what differs.
 CLASSIC: dict[str, Any] = {
     "contracts": [9, 5, 2],
     "allow_no_trump": True,
@@ -98,7 +98,7 @@ def cards(text: str) -> list[str]:
 
 
 def batch_returns(hand: set[str], given: Sequence[str]) -> list[str]:
-    """RULES.md 4.6 steps 1-3: per suit, the k highest cards of hand + given come back."""
+    """docs/rules.md 4.6 steps 1-3: per suit, the k highest cards of hand + given come back."""
     pool = hand | set(given)
     out: list[str] = []
     for s in SUITS:
@@ -132,7 +132,7 @@ def ref_plan(prev: Sequence[int], contracts: Sequence[int], priority: str) -> li
 def ref_end_check(
     rs: dict[str, Any], scores: Sequence[int], hands_played: int, overtime: bool
 ) -> tuple[bool, list[int], str | None, bool]:
-    """RULES.md 7.6 reference algorithm, transcribed from the spec."""
+    """docs/rules.md 7.6 reference algorithm, transcribed from the spec."""
     t, n = rs["target"], rs["negative_target"]
     triggered = any(x >= t for x in scores) or (n is not None and any(x <= n for x in scores))
     if overtime or triggered:
@@ -240,7 +240,7 @@ class HandBuilder:
         }
 
     def _deal(self) -> tuple[list[list[str]], list[str]]:
-        """Fresh shuffle, dealt one at a time from the dealer's left (RULES.md 1.3)."""
+        """Fresh shuffle, dealt one at a time from the dealer's left (docs/rules.md 1.3)."""
         shuffled = DECK[:]
         self.rng.shuffle(shuffled)
         deal = [

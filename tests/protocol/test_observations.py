@@ -1,4 +1,4 @@
-"""Round trips of observations through ``arena.v1`` (STYLE.md 21: round trips for parsers),
+"""Round trips of observations through ``arena.v1`` (docs/style.md 21: round trips for parsers),
 and the boundary checks on observations that come over the wire.
 
 Every observation of a few random games of every preset, for all three seats, must survive

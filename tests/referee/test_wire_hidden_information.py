@@ -1,4 +1,4 @@
-"""Hidden information at the wire (RULES.md 6, docs/protocol.md 7.1).
+"""Hidden information at the wire (docs/rules.md 6, docs/protocol.md 7.1).
 
 Three ``recorder`` bots (tests/referee/zoo/recorder) play every preset and log every
 RefereeMessage they receive, byte for byte. Each logged message is then checked against the
@@ -9,7 +9,7 @@ game record: every card text anywhere in a message sent to seat ``s`` must be on
 * the cards given and returned on the legs it is part of, once they have moved (the step
   order of the hand decides: in split mode the giver sees the returns only after RETURN);
 * the kitty and its own discards, only if it is the dealer and only once it took the kitty;
-* the kitty cards shown to it (RULES.md 5), once the dealer took the kitty;
+* the kitty cards shown to it (docs/rules.md 5), once the dealer took the kitty;
 * the cards played so far: a request's tricks must be exactly the record's play sequence
   up to that point (so a card a seat plays later never leaks early); a HandEnd may carry
   every card of the hand's 16 tricks.
