@@ -35,11 +35,11 @@ from sqlalchemy.engine import Engine
 from arena import storage
 from arena.game import PRESETS
 from arena.game.policies import RandomPolicy
-from arena.referee.build import STAMP_NAME, BuildError, build
 from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.referee.timecontrol import TimeControl
+from arena.sandbox.build.bot import STAMP_NAME, BuildError, build
 from arena.storage import submissions
 from arena.storage.bots import check_may_submit
 from arena.storage.database import StorageError

@@ -52,7 +52,7 @@ from sqlalchemy import Engine, insert, text  # noqa: E402
 from arena import storage  # noqa: E402
 from arena.game.record import game_record  # noqa: E402
 from arena.game.rules import PRESETS  # noqa: E402
-from arena.game.steps import build_replay  # noqa: E402
+from arena.replay.steps import build_replay  # noqa: E402
 from arena.storage.database import open_database  # noqa: E402
 from arena.storage.models import Game, GameSeat, Rating, RatingSnapshot  # noqa: E402
 from arena.tournament.formats import MAX_GAMES, get_format  # noqa: E402

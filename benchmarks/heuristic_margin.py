@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -41,10 +42,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.game import PRESETS
-from arena.referee.manifest import BotManifest, load_manifest
-from arena.referee.match import MatchConfig, play_match
-from arena.referee.timecontrol import TimeControl
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(os.environ)  # a script is an entry point: before anything imports grpc
+
+from arena.game import PRESETS  # noqa: E402
+from arena.referee.manifest import BotManifest, load_manifest  # noqa: E402
+from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.referee.timecontrol import TimeControl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 Z95 = 1.96

@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import shutil
@@ -67,16 +68,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import arena
-from arena.game import PRESETS, GameState, Observation, new_game, observe
-from arena.game.policies import RandomPolicy
-from arena.protocol import convert
-from arena.referee.config import MatchConfig
-from arena.referee.manifest import BotManifest, load_manifest
-from arena.referee.match import play_match
-from arena.referee.timecontrol import TimeControl
-from arena.sandbox.config import SandboxConfig, SandboxMode
-from arena.v1 import arena_pb2 as pb
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(os.environ)  # a script is an entry point: before anything imports grpc
+
+import arena  # noqa: E402
+from arena.game import PRESETS, GameState, Observation, new_game, observe  # noqa: E402
+from arena.game.policies import RandomPolicy  # noqa: E402
+from arena.protocol import convert  # noqa: E402
+from arena.referee.config import MatchConfig  # noqa: E402
+from arena.referee.manifest import BotManifest, load_manifest  # noqa: E402
+from arena.referee.match import play_match  # noqa: E402
+from arena.referee.timecontrol import TimeControl  # noqa: E402
+from arena.sandbox.config import SandboxConfig, SandboxMode  # noqa: E402
+from arena.v1 import arena_pb2 as pb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA_PARENT = str(Path(arena.__file__).resolve().parent.parent)

@@ -58,6 +58,7 @@ import importlib.util
 import itertools
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -67,14 +68,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.game import PRESETS, GameState, RuleSet, observe
-from arena.ratings.trueskill_model import (
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(os.environ)  # a script is an entry point: before anything imports grpc
+
+from arena.game import PRESETS, GameState, RuleSet, observe  # noqa: E402
+from arena.ratings.trueskill_model import (  # noqa: E402
     Rating,
     RatingModel,
     ranks_for_game,
     ranks_for_totals,
 )
-from arena.sdk import Bot
+from arena.sdk import Bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 POOL_VERSION = 1

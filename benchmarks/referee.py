@@ -59,42 +59,45 @@ Run: ``python benchmarks/referee.py [--games 20] [--rounds 4] [--random-games 30
 
 from __future__ import annotations
 
+import os
+
 # isort: off
-import arena.referee  # noqa: F401 - first: sets gRPC's environment before grpc loads (grpc_env)
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(os.environ)  # a script is an entry point: before anything imports grpc
 
 # isort: on
-import argparse
-import asyncio
-import cProfile
-import inspect
-import json
-import os
-import pstats
-import resource
-import shutil
-import statistics
-import sys
-import tempfile
-import textwrap
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, cast
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import cProfile  # noqa: E402
+import inspect  # noqa: E402
+import json  # noqa: E402
+import pstats  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import textwrap  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import dataclass, field, replace  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, cast  # noqa: E402
 
-import grpc
+import grpc  # noqa: E402
 
-from arena import __version__
-from arena.game import PRESETS, GameState, RuleSet, observe
-from arena.protocol import convert
-from arena.referee.manifest import BotManifest, load_manifest
-from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.process import BotProcess, LogCapture, bot_environment
-from arena.referee.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, Session
-from arena.referee.session import deserialize
-from arena.referee.timecontrol import TimeControl
-from arena.sandbox.config import SandboxConfig
-from arena.v1 import arena_pb2 as pb
+from arena import __version__  # noqa: E402
+from arena.game import PRESETS, GameState, RuleSet, observe  # noqa: E402
+from arena.protocol import convert  # noqa: E402
+from arena.referee.manifest import BotManifest, load_manifest  # noqa: E402
+from arena.referee.match import MatchConfig, MatchResult, play_match  # noqa: E402
+from arena.referee.process import BotProcess, LogCapture, bot_environment  # noqa: E402
+from arena.referee.timecontrol import TimeControl  # noqa: E402
+from arena.referee.wire import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, Session  # noqa: E402
+from arena.referee.wire.session import deserialize  # noqa: E402
+from arena.sandbox.config import SandboxConfig  # noqa: E402
+from arena.v1 import arena_pb2 as pb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RATIO_GOAL = 1.2

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -26,16 +27,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena import __version__
-from arena.game import PRESETS, GameState, observe
-from arena.protocol import convert
-from arena.referee.manifest import load_manifest
-from arena.referee.process import BotProcess, LogCapture, bot_environment
-from arena.referee.server import RefereeServer
-from arena.referee.timecontrol import TimeControl
-from arena.sandbox.config import Layer, SandboxConfig, SandboxMode
-from arena.sandbox.probe import plan, probe
-from arena.v1 import arena_pb2 as pb
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(os.environ)  # a script is an entry point: before anything imports grpc
+
+from arena import __version__  # noqa: E402
+from arena.game import PRESETS, GameState, observe  # noqa: E402
+from arena.protocol import convert  # noqa: E402
+from arena.referee.manifest import load_manifest  # noqa: E402
+from arena.referee.process import BotProcess, LogCapture, bot_environment  # noqa: E402
+from arena.referee.timecontrol import TimeControl  # noqa: E402
+from arena.referee.wire import RefereeServer  # noqa: E402
+from arena.sandbox.config import Layer, SandboxConfig, SandboxMode  # noqa: E402
+from arena.sandbox.probe import plan, probe  # noqa: E402
+from arena.v1 import arena_pb2 as pb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = frozenset(Layer)

@@ -58,20 +58,24 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena import storage
-from arena.game import PRESETS
-from arena.game.record import game_record
-from arena.referee.manifest import load_manifest
-from arena.referee.match import MatchConfig, play_match
-from arena.referee.timecontrol import TimeControl
-from arena.sandbox.config import SandboxConfig
-from arena.simulate import make_policies, play_game
-from arena.storage.database import open_database
-from arena.storage.models import BOARD_DEALS, TABLE_DEALS
-from arena.submission import submit_bot
-from arena.tournament.executor import Executor, LocalProcessExecutor
-from arena.tournament.formats import RoundRobin
-from arena.tournament.runner import run_tournament
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(os.environ)  # a script is an entry point: before anything imports grpc
+
+from arena import storage  # noqa: E402
+from arena.game import PRESETS  # noqa: E402
+from arena.game.record import game_record  # noqa: E402
+from arena.referee.manifest import load_manifest  # noqa: E402
+from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.referee.timecontrol import TimeControl  # noqa: E402
+from arena.sandbox.config import SandboxConfig  # noqa: E402
+from arena.simulate import make_policies, play_game  # noqa: E402
+from arena.storage.database import open_database  # noqa: E402
+from arena.storage.models import BOARD_DEALS, TABLE_DEALS  # noqa: E402
+from arena.submission import submit_bot  # noqa: E402
+from arena.tournament.executor import Executor, LocalProcessExecutor  # noqa: E402
+from arena.tournament.formats import RoundRobin  # noqa: E402
+from arena.tournament.runner import run_tournament  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ("random_a", "random_b", "random_c", "random_d")

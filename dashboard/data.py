@@ -14,7 +14,7 @@ import streamlit as st
 from sqlalchemy.engine import Engine, make_url
 
 from arena import storage
-from arena.game.steps import Replay, build_replay
+from arena.replay.steps import Replay, build_replay
 from arena.storage.database import data_dir, default_url, open_database
 from arena.storage.privacy import Viewer, redact_seats, seat_owners
 from arena.storage.test_matches import may_see_tournament

@@ -1,6 +1,6 @@
 """HTML for cards and the card table (``st.html``): suits in four colours, backs for hidden cards.
 
-Pure functions from :class:`arena.game.steps.TableView` to HTML text, so they can be
+Pure functions from :class:`arena.replay.steps.TableView` to HTML text, so they can be
 tested without a browser. Everything user-supplied (bot names) is escaped.
 """
 
@@ -11,7 +11,7 @@ from html import escape
 from typing import Final
 
 from arena.game.cards import Card, Trump
-from arena.game.steps import SeatPanel, TableView, TrickPanel
+from arena.replay.steps import SeatPanel, TableView, TrickPanel
 
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES: Final = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}

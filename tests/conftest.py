@@ -38,6 +38,12 @@ from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from arena.protocol.grpc_env import configure_grpc
+
+# The test run is an entry point: gRPC's settings go in place before any test module
+# imports grpc (arena.referee configures nothing itself; arena.protocol.grpc_env).
+configure_grpc(os.environ)
+
 LOGGER = logging.getLogger(__name__)
 
 # Durability is pointless for a throw-away test server; these make CREATE DATABASE and

@@ -19,8 +19,8 @@ from sqlalchemy import Engine, update
 from arena import storage
 from arena.cli import main
 from arena.game.record import RecordError, replay_record
-from arena.game.textreplay import replay_text
 from arena.recordfiles import export_file_name
+from arena.replay.text import replay_text
 from arena.storage.database import StorageError, open_database
 from arena.storage.models import Game, Tournament, TournamentCreate
 from arena.storage.tournaments import check_tournament_name

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena.game.steps import build_replay
+from arena.replay.steps import build_replay
 from arena.storage.privacy import (
     HIDDEN,
     ORGANISER,

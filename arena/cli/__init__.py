@@ -8,28 +8,36 @@ escapes (:mod:`arena.cli.terminal`).
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from arena import __version__
-from arena.cli.api import api_command
-from arena.cli.bot import bot_group
-from arena.cli.dashboard import dashboard_command
-from arena.cli.doctor import doctor_command
-from arena.cli.match import match_command
-from arena.cli.queue import queue_group
-from arena.cli.remote import remote_group
-from arena.cli.settings import settings_group
-from arena.cli.simulate import simulate_command
-from arena.cli.terminal import safe_logging, safe_text
-from arena.cli.tokens import token_group
-from arena.cli.tournament import (
+from arena.protocol.grpc_env import configure_grpc
+
+# The `arena` command is an entry point: gRPC's settings go in place before any command
+# module imports grpc, which reads them once (arena.protocol.grpc_env says why).
+configure_grpc(os.environ)
+
+from arena.cli.api import api_command  # noqa: E402
+from arena.cli.bot import bot_group  # noqa: E402
+from arena.cli.dashboard import dashboard_command  # noqa: E402
+from arena.cli.doctor import doctor_command  # noqa: E402
+from arena.cli.match import match_command  # noqa: E402
+from arena.cli.queue import queue_group  # noqa: E402
+from arena.cli.remote import remote_group  # noqa: E402
+from arena.cli.settings import settings_group  # noqa: E402
+from arena.cli.simulate import simulate_command  # noqa: E402
+from arena.cli.terminal import safe_logging, safe_text  # noqa: E402
+from arena.cli.tokens import token_group  # noqa: E402
+from arena.cli.tournament import (  # noqa: E402
     export_command,
     ratings_group,
     replay_command,
     standings_command,
     tournament_group,
 )
-from arena.cli.users import user_group
+from arena.cli.users import user_group  # noqa: E402
 
 EXIT_USAGE = 2
 

@@ -26,7 +26,7 @@ from arena.game.rules import PRESETS
 from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
-from arena.sandbox.build_sandbox import network_allowed
+from arena.sandbox.build.sandbox import network_allowed
 from arena.storage.bots import name_collisions
 from arena.storage.database import StorageError
 from arena.submission import ChecksumError, SubmitError, scan_bot, submit_bot, verify_checksum

@@ -7,9 +7,9 @@ from __future__ import annotations
 import click
 
 from arena.cli.dashboard import DEFAULT_HOST, DEFAULT_PORT, exposure_lines, web_settings
-from arena.referee.server import describe_limits
-from arena.sandbox import build_sandbox
-from arena.sandbox.build_sandbox import network_allowed
+from arena.referee.wire import describe_limits
+from arena.sandbox.build import sandbox as build_sandbox
+from arena.sandbox.build.sandbox import network_allowed
 from arena.sandbox.config import Layer, SandboxConfig, SandboxError, SandboxMode
 from arena.sandbox.probe import Plan, plan, probe
 from arena.sandbox.report import Protection, channels, writes

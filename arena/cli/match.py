@@ -22,7 +22,6 @@ from arena.cli.terminal import Hanging, safe_markup, safe_text
 from arena.game.dealing import SECRET_BYTES
 from arena.game.rules import PRESETS
 from arena.recordfiles import write_record
-from arena.referee.build import BuildError, build, needs_build
 from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import (
@@ -34,6 +33,7 @@ from arena.referee.match import (
     play_match,
 )
 from arena.referee.process import DEFAULT_LOG_CAP
+from arena.sandbox.build.bot import BuildError, build, needs_build
 from arena.sandbox.config import SandboxConfig, SandboxError, SandboxMode
 from arena.sandbox.probe import plan
 from arena.simulate import BUILTIN_POLICIES as POLICIES

@@ -31,8 +31,8 @@ from arena.cli.terminal import safe_markup, safe_text
 from arena.cli.users import acting_user, user_option
 from arena.game.record import RecordError
 from arena.game.rules import PRESETS
-from arena.game.textreplay import replay_text
 from arena.recordfiles import export_file_name, export_stem, load_record
+from arena.replay.text import replay_text
 from arena.storage.database import StorageError
 from arena.storage.privacy import (
     ORGANISER,

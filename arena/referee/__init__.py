@@ -4,19 +4,17 @@ bots do.
 
 Layers, each in its own module: ``manifest`` (what a bot is), ``timecontrol`` (limits),
 ``errors`` (the one exception family for bot misbehaviour), ``process`` (starting,
-logging and stopping one bot process); the gRPC side (whose process settings are
-:mod:`arena.protocol.grpc_env`): ``session`` (one admitted stream, where wire failures become
-faults), ``admission`` (the service that admits a bot by its token), ``doors`` (the gRPC
-servers and their connection caps), ``descriptors`` (the referee's descriptor limit); the
+logging and stopping one bot process); the gRPC side in its own subpackage,
+:mod:`arena.referee.wire` (``doors``, ``admission``, ``session``, ``descriptors``); the
 games: ``config`` (seats, settings and totals), ``seat`` (one seat's bot across a match),
 ``faults`` (how a fault is worded), ``gameloop`` (one game), ``match`` (a match of games,
-and :func:`play_match`). ``match`` and ``server`` re-export the public names of the two
+and :func:`play_match`). ``match`` and ``wire`` re-export the public names of the two
 halves for callers outside.
+
+Importing the referee configures nothing. gRPC reads its process settings
+(:mod:`arena.protocol.grpc_env`) once, when it is first imported, so each entry point
+sets them before it imports anything that imports grpc: the ``arena`` command
+(:mod:`arena.cli`), a tournament's worker process (:mod:`arena.tournament.worker`), a Ray
+slot's actor (:mod:`arena.tournament.ray_slot`), an SDK bot (:mod:`arena.sdk`), and the
+test suite's ``tests/conftest.py``.
 """
-
-import os
-
-from arena.protocol.grpc_env import configure_grpc
-
-# Before any module of the referee imports grpc, which reads these once (grpc_env says why).
-configure_grpc(os.environ)

@@ -1,7 +1,7 @@
 """The one exception family for bot misbehaviour (docs/style.md 15).
 
 Transport errors (grpc status codes, closed streams, process exits) are turned into these
-at the edge, in :mod:`arena.referee.session` and :mod:`arena.referee.process`; the match
+at the edge, in :mod:`arena.referee.wire.session` and :mod:`arena.referee.process`; the match
 logic only ever sees a :class:`BotError` and records it as a fault.
 """
 

@@ -17,7 +17,7 @@ from typing import Any
 from arena.game.actions import DecisionKind
 from arena.protocol import convert
 from arena.referee.errors import BotError, BotStreamCut
-from arena.referee.session import MAX_MESSAGE_BYTES
+from arena.referee.wire.session import MAX_MESSAGE_BYTES
 from arena.v1 import arena_pb2 as pb
 
 LOGGER = logging.getLogger(__name__)

@@ -23,12 +23,12 @@ from arena.game.policies import GreedyPolicy
 from arena.game.record import game_record
 from arena.protocol import convert
 from arena.referee.config import GameSetup, MatchConfig, PolicySeat, SeatStats
-from arena.referee.descriptors import check_descriptors, descriptors_needed
-from arena.referee.doors import RefereeServer
 from arena.referee.errors import BotError, BotIllegalAction, BotProtocolError
 from arena.referee.faults import fault_detail, fault_notice, fault_record
 from arena.referee.seat import SeatRunner
 from arena.referee.timecontrol import Clock
+from arena.referee.wire.descriptors import check_descriptors, descriptors_needed
+from arena.referee.wire.doors import RefereeServer
 from arena.v1 import arena_pb2 as pb
 
 

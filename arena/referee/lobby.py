@@ -23,10 +23,10 @@ from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 
 from arena.referee.config import MatchConfig, SeatSpec
-from arena.referee.doors import RefereeServer
 from arena.referee.gameloop import welcome
 from arena.referee.match import Match
 from arena.referee.seat import SeatRunner
+from arena.referee.wire.doors import RefereeServer
 from arena.v1 import arena_pb2 as pb
 
 LOGGER = logging.getLogger(__name__)

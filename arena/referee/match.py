@@ -40,12 +40,12 @@ from arena.referee.config import (
     SeatSpec,
     SeatStats,
 )
-from arena.referee.descriptors import reserve_descriptors
-from arena.referee.doors import RefereeServer
 from arena.referee.errors import ArenaFault
 from arena.referee.faults import cut_detail
 from arena.referee.gameloop import GameLoop
 from arena.referee.seat import SeatRunner
+from arena.referee.wire.descriptors import reserve_descriptors
+from arena.referee.wire.doors import RefereeServer
 from arena.v1 import arena_pb2 as pb
 
 

@@ -26,11 +26,11 @@ from arena.referee.config import (
     RemoteSeat,
     SeatSpec,
 )
-from arena.referee.doors import RefereeServer
 from arena.referee.errors import ArenaFault, BotError, BotStartupError, FaultKind
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess, LogCapture, bot_environment
-from arena.referee.session import Session
+from arena.referee.wire.doors import RefereeServer
+from arena.referee.wire.session import Session
 from arena.sandbox import chain
 from arena.sandbox.config import SandboxError
 from arena.v1 import arena_pb2 as pb

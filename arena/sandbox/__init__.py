@@ -11,9 +11,8 @@ process) with ``launch_layers`` (its layers' pieces) and ``workdirs`` (its priva
 directories), ``chain`` (the exec-chain steps bots and builds share), ``bwrap``,
 ``landlock``, ``seccomp``, ``cgroups``, ``uids``, ``quota`` (one layer each), ``confine``
 (the exec wrapper that applies Landlock and seccomp in the bot's process),
-``build_sandbox`` (a bot's build step: ``build_settings``, ``build_job``, ``build_bwrap``,
-``build_direct``, ``build_network``, ``build_streams``, and ``build_runner`` inside), and
-``report`` (what ``arena doctor`` says).
+``report`` (what ``arena doctor`` says). A bot's build step has its own subpackage,
+:mod:`arena.sandbox.build`: nothing on the play path imports it.
 
 This package's ``__init__`` stays light: the exec wrapper imports it in a fresh
 interpreter on every bot start.

@@ -1,7 +1,7 @@
 """The exec-chain steps a bot's process and a bot's build share.
 
 Both run their command behind a chain of small programs, each of which applies one layer
-and execs the next (:mod:`arena.sandbox.launch`, :mod:`arena.sandbox.build_sandbox`).
+and execs the next (:mod:`arena.sandbox.launch`, :mod:`arena.sandbox.build.sandbox`).
 The steps they have in common are written once here, so a build cannot drift to weaker
 words than a bot gets at play: joining the cgroup, dying with the arena, dropping the uid
 and capabilities, rlimits, the two-line ``/etc/passwd`` and ``/etc/group``, and removing

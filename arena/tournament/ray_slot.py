@@ -27,10 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import arena
-from arena.referee import manifest  # noqa: F401 - sets gRPC's fork settings before grpc loads
-from arena.tournament.jobs import GameJob
-from arena.tournament.player import GamePlayer, Reuse
-from arena.tournament.version_cache import NodeCache, NodeVersionError
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(
+    os.environ
+)  # an actor's entry point; Ray passes the same settings in its runtime env
+
+from arena.tournament.jobs import GameJob  # noqa: E402
+from arena.tournament.player import GamePlayer, Reuse  # noqa: E402
+from arena.tournament.version_cache import NodeCache, NodeVersionError  # noqa: E402
 
 Packed = Awaitable[bytes]
 """A version's packed files as the actor receives them: a Ray object reference, awaited only

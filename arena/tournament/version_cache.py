@@ -30,8 +30,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from arena.referee.build import BuildError, build
 from arena.referee.manifest import ManifestError, load_manifest
+from arena.sandbox.build.bot import BuildError, build
 from arena.submission import (
     CHECKSUM_PREFIX,
     ChecksumError,

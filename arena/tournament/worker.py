@@ -21,12 +21,16 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 
-from arena.referee import manifest  # noqa: F401 - sets gRPC's fork settings before grpc loads
-from arena.terminal import SafeLogFormatter
-from arena.tournament.jobs import GameJob
-from arena.tournament.player import GamePlayer, Reuse
+from arena.protocol.grpc_env import configure_grpc
+
+configure_grpc(os.environ)  # an entry point: before the player imports grpc
+
+from arena.terminal import SafeLogFormatter  # noqa: E402
+from arena.tournament.jobs import GameJob  # noqa: E402
+from arena.tournament.player import GamePlayer, Reuse  # noqa: E402
 
 JOB_LINE_LIMIT = 16 * 1024 * 1024
 """Longest job line read from the runner (a job is a few hundred bytes)."""

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from arena.game.record import RecordError
-from arena.game.steps import Replay
+from arena.replay.steps import Replay
 from arena.storage import GameRow, StorageError, TournamentInfo
 from arena.storage.privacy import Viewer
 from dashboard import auth, data, render

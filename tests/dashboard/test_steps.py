@@ -1,4 +1,4 @@
-"""Replay steps (``arena.game.steps``): the step list of every preset, views that add up,
+"""Replay steps (``arena.replay.steps``): the step list of every preset, views that add up,
 faults at the right decision, and the hidden-information property of seat views."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from arena.game.cards import Card, cards_in, parse_cards
 from arena.game.record import RecordError, game_record
 from arena.game.rules import PRESETS
 from arena.game.state import GameState
-from arena.game.steps import StepKind, build_replay
+from arena.replay.steps import StepKind, build_replay
 from arena.simulate import make_policies, play_game
 
 CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")

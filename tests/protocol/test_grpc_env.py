@@ -99,22 +99,30 @@ def experiments_at_grpc_import(imports: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "module", ["arena.cli", "arena.tournament.worker", "arena.referee.match", "arena.sdk"]
+    "module", ["arena.cli", "arena.tournament.worker", "arena.tournament.ray_slot", "arena.sdk"]
 )
 def test_the_experiments_are_set_before_grpc_is_loaded(module: str) -> None:
-    """The CLI, a tournament's worker process, the referee itself and an SDK bot."""
+    """Every entry point: the CLI, a tournament's worker process, a Ray slot's actor and
+    an SDK bot."""
     assert experiments_at_grpc_import(f"import {module}") == OFF
 
 
-@pytest.mark.parametrize("module", ["arena.referee.match", "arena.sdk"])
+@pytest.mark.parametrize("module", ["arena.cli", "arena.sdk"])
 def test_control_grpc_loaded_first_misses_the_setting(module: str) -> None:
-    """Control: the check sees it when gRPC is loaded before the referee or the SDK."""
+    """Control: the check sees it when gRPC is loaded before the entry point."""
     assert experiments_at_grpc_import(f"import grpc\nimport {module}") == "<unset>"
 
 
+def test_importing_the_referee_configures_nothing() -> None:
+    """The referee is a library: importing it sets no process setting (its callers' entry
+    points do); the control above shows the check would see one."""
+    assert experiments_at_grpc_import("import arena.referee.match") == "<unset>"
+
+
 SERVE = """
-import asyncio, sys, tempfile
-import arena.referee.doors
+import asyncio, os, sys, tempfile
+from arena.protocol.grpc_env import configure_grpc
+configure_grpc(os.environ)
 import grpc
 
 async def serve():
@@ -128,8 +136,8 @@ asyncio.run(serve())
 
 
 def grpc_log(experiments: str | None) -> str:
-    """What gRPC writes to stderr while the referee's doors module serves, with the user's
-    *experiments* (``None``: unset)."""
+    """What gRPC writes to stderr while a server configured as the entry points do serves,
+    with the user's *experiments* (``None``: unset)."""
     return run_python(SERVE, experiments).stderr
 
 

@@ -27,8 +27,8 @@ from arena.game import PRESETS
 from arena.referee.errors import ArenaFault
 from arena.referee.manifest import load_manifest
 from arena.referee.match import MatchConfig, SeatSpec, play_match
-from arena.referee.server import descriptors_needed
 from arena.referee.timecontrol import TimeControl
+from arena.referee.wire import descriptors_needed
 from arena.sandbox import uids
 from arena.sandbox.config import Layer, SandboxConfig, SandboxMode
 from arena.sandbox.probe import probe
@@ -48,7 +48,7 @@ TIME_CONTROL = "decision=300,bank=1000,grace=50,startup=5000"
 NOFILE = 1024
 """The referee's descriptor limit in the flood tests: the flood is about four times that."""
 UNPROTECTED = (
-    "import arena.referee.doors as doors, arena.referee.gameloop as gameloop\n"
+    "import arena.referee.wire.doors as doors, arena.referee.gameloop as gameloop\n"
     "import arena.referee.match as match\n"
     "match.reserve_descriptors = gameloop.check_descriptors = lambda needed: None\n"
     "doors.DOOR_CONNECTIONS = 1 << 30\n"

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from arena.referee.config import SeatSpec
-from arena.referee.doors import RefereeServer
 from arena.referee.errors import BotError
 from arena.referee.faults import fault_record
 from arena.referee.gameloop import GameLoop
 from arena.referee.manifest import load_manifest
 from arena.referee.match import MatchConfig
+from arena.referee.wire.doors import RefereeServer
 from arena.sandbox.config import SandboxConfig, SandboxMode
 from tests.referee.zoo_support import ZOO, config, run
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.referee.server import SERVICE_NAME, RefereeServer
+from arena.referee.wire import SERVICE_NAME, RefereeServer
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 

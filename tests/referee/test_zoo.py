@@ -21,8 +21,8 @@ import pytest
 from arena.game.policies import RandomPolicy
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import PolicySeat, SeatSpec
-from arena.referee.server import Session
 from arena.referee.timecontrol import TimeControl
+from arena.referee.wire import Session
 from arena.v1 import arena_pb2 as pb
 from tests.referee.zoo_support import (
     FAST,

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 from arena import storage
-from arena.referee.build import BuildError, build
 from arena.referee.manifest import BotManifest, load_manifest
-from arena.sandbox.build_sandbox import NETWORK_ENV, BuildLimits, network_allowed
+from arena.sandbox.build.bot import BuildError, build
+from arena.sandbox.build.sandbox import NETWORK_ENV, BuildLimits, network_allowed
 from arena.sandbox.config import Layer, SandboxConfig, SandboxMode
 from arena.sandbox.probe import probe
 from arena.storage.database import open_database

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.build import STAMP_NAME
+from arena.sandbox.build.bot import STAMP_NAME
 from arena.submission import checksum, verify_checksum
 from arena.tournament.version_cache import NodeCache, NodeVersionError, pack_version
 

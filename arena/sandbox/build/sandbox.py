@@ -11,7 +11,7 @@ on the arena's machine before any game. With bubblewrap it runs as::
     unshare --user --map-current-user --                its own user namespace
     prlimit --nproc --data --fsize --nofile --core --   rlimits
     python -I -S confine.py SPEC --                     Landlock TCP ports (network only)
-    python -I -S build_runner.py MODE -- BUILD...       unpack, seccomp, build, pack
+    python -I -S build/runner.py MODE -- BUILD...       unpack, seccomp, build, pack
 
 Inside, the bot's directory is an in-memory filesystem of bounded size at its own path,
 filled from a tar stream the arena writes (the sandbox never sees the host directory);
@@ -38,11 +38,11 @@ it, and refuses a build with neither bubblewrap nor Landlock plus seccomp (best-
 warns and runs it with what there is).
 
 This module is the front door (:func:`run_build`, :func:`describe`); the parts are
-:mod:`~arena.sandbox.build_settings` (limits, the network setting, errors),
-:mod:`~arena.sandbox.build_job` (one build's resources and its run),
-:mod:`~arena.sandbox.build_bwrap` and :mod:`~arena.sandbox.build_direct` (the two ways to
-build), :mod:`~arena.sandbox.build_network` (slirp4netns) and
-:mod:`~arena.sandbox.build_streams` (the tar streams in and out).
+:mod:`~arena.sandbox.build.settings` (limits, the network setting, errors),
+:mod:`~arena.sandbox.build.job` (one build's resources and its run),
+:mod:`~arena.sandbox.build.bwrap` and :mod:`~arena.sandbox.build.direct` (the two ways to
+build), :mod:`~arena.sandbox.build.network` (slirp4netns) and
+:mod:`~arena.sandbox.build.streams` (the tar streams in and out).
 """
 
 from __future__ import annotations
@@ -50,10 +50,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.sandbox import build_bwrap, build_direct
-from arena.sandbox.build_direct import WATCH_INTERVAL_S
-from arena.sandbox.build_job import BuildJob
-from arena.sandbox.build_settings import (
+from arena.sandbox.build import bwrap as build_bwrap
+from arena.sandbox.build import direct as build_direct
+from arena.sandbox.build.direct import WATCH_INTERVAL_S
+from arena.sandbox.build.job import BuildJob
+from arena.sandbox.build.settings import (
     NETWORK_ENV,
     NETWORK_PORTS,
     STAMP_NAME,

@@ -1,6 +1,6 @@
 """Running a bot's optional ``build`` command (installing its dependencies, compiling).
 
-A build runs in the build sandbox (:mod:`arena.sandbox.build_sandbox`: no more rights
+A build runs in the build sandbox (:mod:`arena.sandbox.build.sandbox`: no more rights
 than the bot has at play, bounded time, memory, processes and disk, the network only where
 the organiser allows it) and is remembered by a stamp file holding a checksum of the
 manifest, so ``arena match`` builds a bot once rather than before every match.
@@ -16,9 +16,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
-from arena.referee.manifest import BotManifest
-from arena.sandbox.build_sandbox import (
+from arena.sandbox.build.sandbox import (
     STAMP_NAME,
     BuildLimits,
     BuildTimeout,
@@ -32,6 +32,18 @@ LOGGER = logging.getLogger(__name__)
 DEFAULT_BUILD_TIMEOUT_S = 600.0
 
 
+class Buildable(Protocol):
+    """What a build needs of a bot: a :class:`arena.referee.manifest.BotManifest` is one
+    (the sandbox sits below the referee, so it names no referee type)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def directory(self) -> Path: ...
+    @property
+    def build(self) -> Sequence[str] | None: ...
+
+
 class BuildError(RuntimeError):
     """A build failed or timed out; the message is one line, *output* what it printed
     (its last 2,000 characters, when it ran), for the submission's log."""
@@ -41,12 +53,12 @@ class BuildError(RuntimeError):
         self.output = output
 
 
-def _fingerprint(manifest: BotManifest) -> str:
+def _fingerprint(manifest: Buildable) -> str:
     manifest_file = manifest.directory / "bot.toml"
     return hashlib.sha256(manifest_file.read_bytes()).hexdigest()
 
 
-def needs_build(manifest: BotManifest) -> bool:
+def needs_build(manifest: Buildable) -> bool:
     """True if the bot has a build command that has not succeeded for this manifest."""
     if manifest.build is None:
         return False
@@ -55,7 +67,7 @@ def needs_build(manifest: BotManifest) -> bool:
 
 
 def build(
-    manifest: BotManifest,
+    manifest: Buildable,
     timeout_s: float = DEFAULT_BUILD_TIMEOUT_S,
     hide: Sequence[Path] = (),
     *,
@@ -66,7 +78,7 @@ def build(
     """Run the bot's build command; its combined output (last 2,000 characters).
 
     A build is the bot's own code too, so it runs in the build sandbox
-    (:mod:`arena.sandbox.build_sandbox`): a bot uid without capabilities, only its own
+    (:mod:`arena.sandbox.build.sandbox`): a bot uid without capabilities, only its own
     directory writable (a bounded copy), no data directory, database or home directories
     in sight (*hide* is kept for callers: nothing outside the system, the arena's runtime
     and the bot is visible anyway), bounded time, memory, processes and disk. *network*
@@ -116,7 +128,7 @@ def build(
     return output
 
 
-def _unconfined(manifest: BotManifest, timeout_s: float) -> tuple[int, str]:
+def _unconfined(manifest: Buildable, timeout_s: float) -> tuple[int, str]:
     """The build without a sandbox (mode off: debugging one's own bot only)."""
     assert manifest.build is not None
     command = " ".join(manifest.build)

@@ -1,7 +1,7 @@
 """One admitted bot stream, and the one place wire failures become bot faults.
 
 A :class:`Session` is created with a one-time token before its bot starts
-(:meth:`arena.referee.admission.RefereeService.open_session`) and attached to the gRPC
+(:meth:`arena.referee.wire.admission.RefereeService.open_session`) and attached to the gRPC
 call when the bot's Hello is admitted. The referee writes to the stream and reads the
 answer to each request itself. Everything that can go wrong on the wire — a closed
 stream, an undecodable message, a cancelled call — is converted here, once, into a

@@ -2,7 +2,7 @@
 
 A :class:`BuildJob` leases a bot uid, makes the build's cgroup and a private directory,
 and gives all of it back on exit, killing whatever the build left running first. Both
-ways of building (:mod:`arena.sandbox.build_bwrap`, :mod:`arena.sandbox.build_direct`)
+ways of building (:mod:`arena.sandbox.build.bwrap`, :mod:`arena.sandbox.build.direct`)
 end the same way, so that part is here: the rlimits, Landlock's TCP rule and the
 runner that unpacks, filters and packs (:meth:`BuildJob.limits_and_filters`), and the
 run itself with its time limit and capped streams (:meth:`BuildJob.execute`).
@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, cast
 
-from arena.sandbox import build_network, build_streams, cgroups, chain, landlock, uids
-from arena.sandbox.build_settings import (
+from arena.sandbox import cgroups, chain, landlock, uids
+from arena.sandbox.build import network as build_network
+from arena.sandbox.build import streams as build_streams
+from arena.sandbox.build.settings import (
     NETWORK_ENV,
     NETWORK_ETC,
     NETWORK_PORTS,
@@ -41,8 +43,8 @@ from arena.sandbox.config import Layer, SandboxConfig, SandboxMode
 from arena.sandbox.probe import Capabilities, confine_prefix, landlock_rules
 
 # Log lines keep the name they had before the build sandbox was split into modules.
-LOGGER = logging.getLogger("arena.sandbox.build_sandbox")
-RUNNER = str(Path(__file__).resolve().with_name("build_runner.py"))
+LOGGER = logging.getLogger("arena.sandbox.build.sandbox")
+RUNNER = str(Path(__file__).resolve().with_name("runner.py"))
 
 
 class Watchdog(Protocol):

@@ -7,7 +7,7 @@ stream the arena writes, so the build never touches the host's copy and cannot f
 host's disk. As root it runs as a leased bot uid without capabilities, in a user
 namespace of its own where a bot uid may make one (so the tools it runs cannot use the
 host's). With the network allowed, bubblewrap is entered into the slirp4netns namespace
-of :mod:`arena.sandbox.build_network`.
+of :mod:`arena.sandbox.build.network`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import os
 import shutil
 import subprocess
 
-from arena.sandbox import build_network, bwrap, uids
-from arena.sandbox.build_job import BuildJob, environment, switch
-from arena.sandbox.build_settings import NETWORK_ETC, BuildRun, BuildSandboxError
+from arena.sandbox import bwrap, uids
+from arena.sandbox.build import network as build_network
+from arena.sandbox.build.job import BuildJob, environment, switch
+from arena.sandbox.build.settings import NETWORK_ETC, BuildRun, BuildSandboxError
 from arena.sandbox.chain import identity
 from arena.sandbox.config import SandboxConfig
 from arena.sandbox.probe import Capabilities, runtime_paths

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from arena.sandbox.build_settings import STAMP_NAME, BuildLimits, BuildSandboxError, mib
+from arena.sandbox.build.settings import STAMP_NAME, BuildLimits, BuildSandboxError, mib
 
 OUTPUT_TAIL = 64 * 1024
 """How much of the build's output is kept (the end, where the error is)."""

@@ -5,10 +5,10 @@ Every bot process dials its own **door**: a unix socket of its seat, served by a
 server of its own that keeps at most :data:`DOOR_CONNECTIONS` connections open (gRPC's
 ``grpc.max_allowed_incoming_connections``: more are closed as they are accepted). Only
 that bot's sandbox has the door's path, so a flood of connections reaches nobody else's
-door, is bounded in the referee's descriptors (:mod:`arena.referee.descriptors`), and
+door, is bounded in the referee's descriptors (:mod:`arena.referee.wire.descriptors`), and
 every stream refused at a door is counted against that seat. The shared listener
 (:meth:`RefereeServer.start`) serves only remote bots, under a cap of its own. Who may
-come in through a door is :mod:`arena.referee.admission`'s job, not this module's.
+come in through a door is :mod:`arena.referee.wire.admission`'s job, not this module's.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from arena.referee.admission import HELLO_TIMEOUT_S, Handler, RefereeService
-from arena.referee.session import MAX_MESSAGE_BYTES, deserialize
+from arena.referee.wire.admission import HELLO_TIMEOUT_S, Handler, RefereeService
+from arena.referee.wire.session import MAX_MESSAGE_BYTES, deserialize
 from arena.v1 import arena_pb2
 
 SERVICE_NAME = "arena.v1.Referee"

@@ -1,6 +1,6 @@
 """What a bot's build may use, whether it may use the network, and what it reports.
 
-The plain values of the build sandbox (:mod:`arena.sandbox.build_sandbox`), apart from
+The plain values of the build sandbox (:mod:`arena.sandbox.build.sandbox`), apart from
 the machinery, because ``arena bot submit``, ``arena match``, ``arena doctor`` and the
 dashboard all read the network setting and the limits, and none of them needs the rest.
 """
@@ -20,7 +20,7 @@ NETWORK_PORTS = (53, 80, 443)
 NETWORK_ETC = ("/etc/ssl/certs", "/etc/ca-certificates")
 """Read-only for builds with the network: the CA certificates (not ``/etc/ssl/private``)."""
 STAMP_NAME = ".arena-build.ok"
-"""The stamp of a bot's successful build (:mod:`arena.referee.build`): the arena's file,
+"""The stamp of a bot's successful build (:mod:`arena.sandbox.build.bot`): the arena's file,
 never sent into a build and never taken back from one."""
 
 

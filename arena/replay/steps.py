@@ -27,16 +27,20 @@ from enum import Enum
 from typing import Any
 
 from arena.game.actions import CallTrump, Give
-from arena.game.cards import Card, Trump, cards_in, mask_of, parse_cards
+from arena.game.cards import Trump, cards_in, mask_of, parse_cards
 from arena.game.dealing import LEGACY_SHUFFLE
-from arena.game.ending import GameResult
-from arena.game.observation import HandSummary, LegView, observe
 from arena.game.record import RecordError, replay_record
 from arena.game.rules import RuleSet
 from arena.game.state import GameState, HandLog, LegLog, Phase, Seat
-
-Perspective = Seat | None
-"""A seat number for that seat's view, ``None`` for the all-cards view."""
+from arena.replay.views import (
+    Basis,
+    Perspective,
+    SeatPanel,
+    TableView,
+    TrickPanel,
+    all_cards_view,
+    seat_view,
+)
 
 
 class StepKind(Enum):
@@ -54,8 +58,8 @@ class StepKind(Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
-    """One step of a replay."""
+class ReplayStep:
+    """One step of a replay (not :class:`arena.game.rules.Step`, the engine's own)."""
 
     index: int
     """Position in the whole game's list of steps."""
@@ -82,99 +86,16 @@ class Step:
         return self.public_text
 
 
-@dataclass(frozen=True, slots=True)
-class SeatPanel:
-    """One seat at the table as the viewer sees it."""
-
-    seat: Seat
-    player: str
-    contract: int
-    cards: tuple[Card, ...] | None
-    """The seat's cards, or ``None`` when the viewer may not see them."""
-    card_count: int
-    tricks_won: int
-    is_dealer: bool
-    to_act: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TrickPanel:
-    """The trick on the table: in progress (``winner`` is ``None``) or just completed."""
-
-    number: int
-    leader: Seat
-    cards: tuple[Card, ...]
-    winner: Seat | None
-
-
-@dataclass(frozen=True, slots=True)
-class TableView:
-    """Everything a viewer sees of the table at one step."""
-
-    perspective: Perspective
-    hand_number: int
-    dealer: Seat
-    contracts: tuple[int, int, int]
-    scores: tuple[int, int, int]
-    """Cumulative scores before this hand (after it, at the end of the hand)."""
-    trump: Trump | None
-    seats: tuple[SeatPanel, SeatPanel, SeatPanel]
-    kitty: tuple[Card, ...] | None
-    """The kitty's cards, or ``None`` when the viewer may not see them."""
-    kitty_taken: bool
-    discards: tuple[Card, ...] | None
-    """The dealer's discards so far, or ``None`` when the viewer may not see them."""
-    discard_done: bool
-    exchange: tuple[LegView, ...]
-    shown: tuple[tuple[Seat, tuple[Card, ...]], ...]
-    """Dealer show events the viewer knows: (giver shown to, cards)."""
-    trick: TrickPanel | None
-    tricks_played: int
-    """Completed tricks of this hand."""
-    summary: HandSummary | None
-    """The hand's public result, at its end."""
-    result: GameResult | None
-    """The game's result, at the end of the last hand."""
-
-    def visible_cards(self) -> set[Card]:
-        """Every card this view shows face up (for hidden-information checks)."""
-        seen: set[Card] = set()
-        for panel in self.seats:
-            seen.update(panel.cards or ())
-        seen.update(self.kitty or ())
-        seen.update(self.discards or ())
-        for leg in self.exchange:
-            seen.update(leg.given or ())
-            seen.update(leg.returned or ())
-        for _, cards in self.shown:
-            seen.update(cards)
-        if self.trick is not None:
-            seen.update(self.trick.cards)
-        return seen
-
-
-@dataclass(slots=True)
-class _Basis:
-    """The state a step is drawn from."""
-
-    state: GameState
-    final: tuple[Seat, Card] | None = None
-    """The last card of the hand, played on *state* (which is the state before it)."""
-    after: GameState | None = None
-    """With *final*: the state after the card (next hand dealt, or the game over)."""
-    hand_end: bool = False
-
-
 @dataclass
 class Replay:
     """A stored game as steps, with the table at each step from any perspective."""
 
     record: Mapping[str, Any]
     players: tuple[str, str, str]
-    steps: list[Step] = field(default_factory=list)
+    steps: list[ReplayStep] = field(default_factory=list)
     hand_starts: dict[int, int] = field(default_factory=dict)
     """Hand number -> index of its first step."""
-    _bases: list[_Basis] = field(default_factory=list)
+    _bases: list[Basis] = field(default_factory=list)
 
     def view(self, index: int, perspective: Perspective = None) -> TableView:
         """The table after step *index*, all cards (``None``) or as seat *perspective* sees it.
@@ -183,10 +104,10 @@ class Replay:
         """
         basis = self._bases[index]
         if perspective is None:
-            return _all_cards_view(basis, self.players)
+            return all_cards_view(basis, self.players)
         if perspective not in (0, 1, 2):
             raise ValueError(f"a perspective is a seat 0, 1 or 2 or None, not {perspective!r}")
-        return _seat_view(basis, perspective, self.players)
+        return seat_view(basis, perspective, self.players)
 
     def hand_of(self, index: int) -> int:
         """The hand number of step *index*."""
@@ -260,7 +181,7 @@ class _Builder:
 
     def _emit(
         self,
-        basis: _Basis,
+        basis: Basis,
         kind: StepKind,
         seat: Seat | None,
         public: str,
@@ -293,7 +214,7 @@ class _Builder:
                 self.autopilot.add(fault["seat"])
         acts = kind in (StepKind.GIVE, StepKind.TRUMP, StepKind.DISCARD, StepKind.PLAY)
         replay.steps.append(
-            Step(
+            ReplayStep(
                 index=index,
                 hand=hand,
                 kind=kind,
@@ -323,7 +244,7 @@ class _Builder:
     def _hand(self, state: GameState, hand: Mapping[str, Any]) -> None:
         log = state.hand
         contracts = "/".join(str(c) for c in log.contracts)
-        start = _Basis(state.clone())
+        start = Basis(state.clone())
         self._emit(
             start,
             StepKind.DEAL,
@@ -351,7 +272,7 @@ class _Builder:
         if phase is Phase.GIVE:
             mine = [leg for leg in hand["exchange"] if leg["giver"] == seat]
             state.apply_decision(Give(tuple(parse_cards(leg["given"]) for leg in mine)))
-            basis = _Basis(state.clone())
+            basis = Basis(state.clone())
             first = True
             for i, leg in enumerate(log.legs):
                 if leg.leg.giver != seat:
@@ -363,14 +284,14 @@ class _Builder:
             trump = Trump.parse(hand["trump"])
             state.apply_decision(CallTrump(trump))
             call = "no trump" if trump is Trump.NT else f"trump {trump.value}"
-            basis = _Basis(state.clone())
+            basis = Basis(state.clone())
             self._emit(
                 basis, StepKind.TRUMP, seat, f"{self._name(seat)} calls {call}", decision="trump"
             )
         else:  # the discard, one card at a time
             for number, card in enumerate(parse_cards(hand["discards"]), start=1):
                 state.apply(card)
-                basis = _Basis(state.clone())
+                basis = Basis(state.clone())
                 self._emit(
                     basis,
                     StepKind.DISCARD,
@@ -397,7 +318,7 @@ class _Builder:
             if leg.is_done and not done_before[i]:
                 self._return(basis, leg)
 
-    def _kitty(self, basis: _Basis, log: HandLog) -> None:
+    def _kitty(self, basis: Basis, log: HandLog) -> None:
         kitty = " ".join(str(c) for c in cards_in(log.kitty))
         self._emit(
             basis,
@@ -408,7 +329,7 @@ class _Builder:
             frozenset({log.dealer}),
         )
 
-    def _give(self, basis: _Basis, leg: LegLog, was_done: bool, first: bool) -> None:
+    def _give(self, basis: Basis, leg: LegLog, was_done: bool, first: bool) -> None:
         giver, receiver, count = leg.leg.giver, leg.leg.receiver, leg.leg.count
         given = " ".join(str(c) for c in leg.given)
         public = f"{self._name(giver)} gives {count} card(s) to seat {receiver}"
@@ -427,7 +348,7 @@ class _Builder:
             decision="give" if first else None,
         )
 
-    def _return(self, basis: _Basis, leg: LegLog) -> None:
+    def _return(self, basis: Basis, leg: LegLog) -> None:
         giver, receiver, count = leg.leg.giver, leg.leg.receiver, leg.leg.count
         returned = " ".join(str(c) for c in leg.returned)
         self._emit(
@@ -452,7 +373,7 @@ class _Builder:
                     before = state.clone()
                     state.apply(card)
                     winner = log.tricks[-1].winner
-                    basis = _Basis(before, (seat, card), state.clone())
+                    basis = Basis(before, (seat, card), state.clone())
                     text += f"; seat {winner} wins the trick"
                     self._emit(basis, StepKind.PLAY, seat, text, decision="play")
                     self._hand_end(basis, log, state)
@@ -460,11 +381,11 @@ class _Builder:
                 state.apply(card)
                 if position == 3:
                     text += f"; seat {log.tricks[-1].winner} wins the trick"
-                self._emit(_Basis(state.clone()), StepKind.PLAY, seat, text, decision="play")
+                self._emit(Basis(state.clone()), StepKind.PLAY, seat, text, decision="play")
 
-    def _hand_end(self, basis: _Basis, log: HandLog, state: GameState) -> None:
+    def _hand_end(self, basis: Basis, log: HandLog, state: GameState) -> None:
         assert log.deltas is not None and log.scores is not None
-        end = _Basis(basis.state, basis.final, basis.after, hand_end=True)
+        end = Basis(basis.state, basis.final, basis.after, hand_end=True)
         tricks = "/".join(str(t) for t in log.tricks_won)
         deltas = "/".join(f"{d:+d}" for d in log.deltas)
         scores = "/".join(f"{s:+d}" for s in log.scores)
@@ -476,8 +397,8 @@ class _Builder:
         self._emit(end, StepKind.HAND_END, None, text)
 
 
-def _with_faults(step: Step, faults: Sequence[Mapping[str, Any]]) -> Step:
-    return Step(
+def _with_faults(step: ReplayStep, faults: Sequence[Mapping[str, Any]]) -> ReplayStep:
+    return ReplayStep(
         step.index,
         step.hand,
         step.kind,
@@ -490,189 +411,12 @@ def _with_faults(step: Step, faults: Sequence[Mapping[str, Any]]) -> Step:
     )
 
 
-# --------------------------------------------------------------------------- views
-
-
-def _triple(values: Sequence[int]) -> tuple[int, int, int]:
-    return (values[0], values[1], values[2])
-
-
-def _all_cards_view(basis: _Basis, players: tuple[str, str, str]) -> TableView:
-    """The referee's view: every card face up, from the state itself."""
-    state = basis.state
-    log = state.hand
-    hands = [cards_in(state.hands[s]) for s in range(3)]
-    tricks_won = list(log.tricks_won)
-    trick: TrickPanel | None = None
-    if state.phase is Phase.PLAY and state.trick:
-        trick = TrickPanel(len(log.tricks) + 1, state.trick_leader, state.trick, None)
-    elif log.tricks:
-        last = log.tricks[-1]
-        trick = TrickPanel(len(log.tricks), last.leader, last.cards, last.winner)
-    tricks_played = len(log.tricks)
-    to_act: Seat | None = None if state.is_over else state.current_seat
-    summary: HandSummary | None = None
-    result: GameResult | None = None
-    scores = log.scores_before
-    if basis.final is not None:
-        assert basis.after is not None
-        seat, card = basis.final
-        hands[seat] = tuple(c for c in hands[seat] if c != card)
-        done = basis.after.history[log.number - 1]
-        winner = done.tricks[-1].winner
-        trick = TrickPanel(16, state.trick_leader, (*state.trick, card), winner)
-        tricks_won[winner] += 1
-        tricks_played, to_act = 16, None
-        if basis.hand_end:
-            assert done.trump is not None and done.deltas is not None and done.scores is not None
-            summary = HandSummary(
-                done.number,
-                done.dealer,
-                done.contracts,
-                done.trump,
-                _triple(done.tricks_won),
-                done.deltas,
-                done.scores,
-            )
-            scores = done.scores
-            result = basis.after.result
-    panels = tuple(
-        SeatPanel(
-            seat=s,
-            player=players[s],
-            contract=log.contracts[s],
-            cards=hands[s],
-            card_count=len(hands[s]),
-            tricks_won=tricks_won[s],
-            is_dealer=s == log.dealer,
-            to_act=s == to_act,
-        )
-        for s in range(3)
-    )
-    legs = tuple(
-        LegView(
-            i,
-            x.leg.giver,
-            x.leg.receiver,
-            x.leg.count,
-            "done" if x.is_done else "given" if x.is_given else "planned",
-            x.given if x.is_given else None,
-            x.returned if x.is_done else None,
-        )
-        for i, x in enumerate(log.legs)
-    )
-    return TableView(
-        perspective=None,
-        hand_number=log.number,
-        dealer=log.dealer,
-        contracts=log.contracts,
-        scores=scores,
-        trump=log.trump,
-        seats=(panels[0], panels[1], panels[2]),
-        kitty=cards_in(log.kitty),
-        kitty_taken=log.kitty_taken,
-        discards=tuple(log.discards),
-        discard_done=len(log.discards) == 4,
-        exchange=legs,
-        shown=tuple((to, cards_in(mask)) for to, mask in log.shown),
-        trick=trick,
-        tricks_played=tricks_played,
-        summary=summary,
-        result=result,
-    )
-
-
-def _seat_view(basis: _Basis, seat: Seat, players: tuple[str, str, str]) -> TableView:
-    """What *seat* knows: built from ``observe(state, seat)`` only (plus public facts)."""
-    obs = observe(basis.state, seat)
-    played = [0, 0, 0]
-    for done in obs.tricks:
-        for i in range(len(done.cards)):
-            played[(done.leader + i) % 3] += 1
-    trick: TrickPanel | None = None
-    if obs.current_trick is not None:
-        current = obs.current_trick
-        for i in range(len(current.cards)):
-            played[(current.leader + i) % 3] += 1
-        if current.cards:
-            trick = TrickPanel(len(obs.tricks) + 1, current.leader, current.cards, None)
-    if trick is None and obs.tricks:
-        last = obs.tricks[-1]
-        trick = TrickPanel(len(obs.tricks), last.leader, last.cards, last.winner)
-    # Card counts of the other seats follow from public facts only.
-    counts = [16, 16, 16]
-    for leg in obs.exchange:
-        if leg.status == "given":
-            counts[leg.giver] -= leg.count
-            counts[leg.receiver] += leg.count
-    if obs.kitty_taken and not obs.discard_done:
-        counts[obs.dealer] += 4
-    counts = [counts[s] - played[s] for s in range(3)]
-    own = obs.hand
-    tricks_won = list(obs.tricks_won)
-    tricks_played = len(obs.tricks)
-    to_act = obs.to_act
-    summary: HandSummary | None = None
-    result: GameResult | None = None
-    scores = obs.scores
-    if basis.final is not None:
-        assert basis.after is not None and trick is not None
-        final_seat, card = basis.final
-        after = observe(basis.after, seat)
-        summary_now = after.history[-1]
-        # The winner of the last trick: the seat whose trick count went up (public).
-        winner = next(s for s in range(3) if summary_now.tricks_won[s] > obs.tricks_won[s])
-        trick = TrickPanel(16, trick.leader, (*trick.cards, card), winner)
-        counts[final_seat] -= 1
-        if final_seat == seat:
-            own = tuple(c for c in own if c != card)
-        tricks_won[winner] += 1
-        tricks_played, to_act = 16, None
-        if basis.hand_end:
-            summary = summary_now
-            scores = summary_now.scores
-            result = after.result
-    panels = tuple(
-        SeatPanel(
-            seat=s,
-            player=players[s],
-            contract=obs.contracts[s],
-            cards=own if s == seat else None,
-            card_count=len(own) if s == seat else counts[s],
-            tricks_won=tricks_won[s],
-            is_dealer=s == obs.dealer,
-            to_act=s == to_act,
-        )
-        for s in range(3)
-    )
-    legs = obs.exchange  # the observer already hides what the seat may not know
-    return TableView(
-        perspective=seat,
-        hand_number=obs.hand_number,
-        dealer=obs.dealer,
-        contracts=obs.contracts,
-        scores=scores,
-        trump=obs.trump,
-        seats=(panels[0], panels[1], panels[2]),
-        kitty=obs.kitty,
-        kitty_taken=obs.kitty_taken,
-        discards=obs.discards,
-        discard_done=obs.discard_done,
-        exchange=legs,
-        shown=tuple((show.to, show.cards) for show in obs.shown),
-        trick=trick,
-        tricks_played=tricks_played,
-        summary=summary,
-        result=result,
-    )
-
-
 __all__ = [
     "Perspective",
     "RecordError",
     "Replay",
+    "ReplayStep",
     "SeatPanel",
-    "Step",
     "StepKind",
     "TableView",
     "TrickPanel",

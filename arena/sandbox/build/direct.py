@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.sandbox import chain
-from arena.sandbox.build_job import BuildJob, environment
-from arena.sandbox.build_settings import BuildRun, BuildSandboxError, mib
+from arena.sandbox.build.job import BuildJob, environment
+from arena.sandbox.build.settings import BuildRun, BuildSandboxError, mib
 
 WATCH_INTERVAL_S = 0.2
 

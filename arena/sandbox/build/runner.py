@@ -1,6 +1,6 @@
 """Inside the build sandbox: unpack the bot, run its build command, pack the result.
 
-``python -I -S .../arena/sandbox/build_runner.py SECCOMP -- COMMAND...`` runs as the build's uid
+``python -I -S .../arena/sandbox/build/runner.py SECCOMP -- COMMAND...`` runs as the build's uid
 in its working directory, an in-memory filesystem of bounded size at the bot's own path.
 It reads the bot's files as a tar stream on standard input (written by the arena, so the
 sandbox needs no view of the host directory), runs *COMMAND* with standard input closed
@@ -53,7 +53,7 @@ def confine(mode: str) -> None:
 def main(argv: list[str]) -> int:
     """``SECCOMP -- COMMAND...``: unpack, confine, run, pack; the command's exit status."""
     if len(argv) < 3 or argv[1] != "--" or argv[0] not in ("none", "offline", "network"):
-        print("usage: build_runner.py none|offline|network -- COMMAND...", file=sys.stderr)
+        print("usage: runner.py none|offline|network -- COMMAND...", file=sys.stderr)
         return EXIT_SETUP
     command = argv[2:]
     try:
@@ -80,5 +80,5 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     # Run by path with -S: make the arena package importable without site-packages.
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     sys.exit(main(sys.argv[1:]))

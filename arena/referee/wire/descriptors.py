@@ -5,7 +5,7 @@ in a way charged to an honest bot. So the referee raises its descriptor limit an
 it has room for a whole match before the first game (:func:`reserve_descriptors`) and
 for a game before each one (:func:`check_descriptors`); a shortage is an
 :class:`~arena.referee.errors.ArenaFault`, the arena's own failure. The per-seat
-figure follows from the caps at each bot's door (:mod:`arena.referee.doors`).
+figure follows from the caps at each bot's door (:mod:`arena.referee.wire.doors`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import os
 import resource
 from pathlib import Path
 
-from arena.referee.doors import DOOR_CONNECTIONS, DOOR_STREAMS
 from arena.referee.errors import ArenaFault
-from arena.referee.session import MAX_MESSAGE_BYTES
+from arena.referee.wire.doors import DOOR_CONNECTIONS, DOOR_STREAMS
+from arena.referee.wire.session import MAX_MESSAGE_BYTES
 
 DESCRIPTORS_BASE = 96
 """Descriptors the referee needs besides its seats (gRPC's pollers and wakeups, the

@@ -4,9 +4,9 @@ The referee hands each bot a one-time token (:meth:`RefereeService.open_session`
 stream is admitted only if its first message is a Hello carrying a token still pending
 for the door the stream arrived at, and speaking this referee's protocol version. Every
 other stream is refused with a gRPC status and counted against its door, so a flood is
-visible in the records. Kept apart from the servers (:mod:`arena.referee.doors`), which
+visible in the records. Kept apart from the servers (:mod:`arena.referee.wire.doors`), which
 decide where and how many connections arrive, and from the admitted stream itself
-(:mod:`arena.referee.session`).
+(:mod:`arena.referee.wire.session`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import grpc
 
 from arena.protocol.convert import PROTOCOL_VERSION
 from arena.referee.errors import BotStartupError
-from arena.referee.session import Session
+from arena.referee.wire.session import Session
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 HELLO_TIMEOUT_S = 10.0

@@ -2,13 +2,13 @@
 
 The code lives in four modules, one job each, in the order a bot meets them:
 
-- :mod:`arena.referee.doors`: the gRPC servers (a door per bot process, a shared
+- :mod:`arena.referee.wire.doors`: the gRPC servers (a door per bot process, a shared
   listener for remote bots) and the caps on their connections;
-- :mod:`arena.referee.admission`: the service that admits a stream by its Hello and
+- :mod:`arena.referee.wire.admission`: the service that admits a stream by its Hello and
   one-time token, and counts the streams it refuses;
-- :mod:`arena.referee.session`: one admitted stream, where every wire failure becomes a
+- :mod:`arena.referee.wire.session`: one admitted stream, where every wire failure becomes a
   :class:`~arena.referee.errors.BotError`;
-- :mod:`arena.referee.descriptors`: the referee's descriptor limit and what a match needs.
+- :mod:`arena.referee.wire.descriptors`: the referee's descriptor limit and what a match needs.
 
 This module only re-exports their public names, so that callers outside the referee
 (the CLI, benchmarks, tests) keep one stable import.
@@ -17,8 +17,8 @@ This module only re-exports their public names, so that callers outside the refe
 from __future__ import annotations
 
 from arena.protocol.convert import PROTOCOL_VERSION
-from arena.referee.admission import HELLO_TIMEOUT_S, REFUSALS_KEPT, RefereeService
-from arena.referee.descriptors import (
+from arena.referee.wire.admission import HELLO_TIMEOUT_S, REFUSALS_KEPT, RefereeService
+from arena.referee.wire.descriptors import (
     DESCRIPTORS_BASE,
     DESCRIPTORS_PER_SEAT,
     check_descriptors,
@@ -28,14 +28,14 @@ from arena.referee.descriptors import (
     raise_descriptor_limit,
     reserve_descriptors,
 )
-from arena.referee.doors import (
+from arena.referee.wire.doors import (
     DOOR_CONNECTIONS,
     DOOR_STREAMS,
     SERVICE_NAME,
     SHARED_CONNECTIONS,
     RefereeServer,
 )
-from arena.referee.session import MAX_MESSAGE_BYTES, Session
+from arena.referee.wire.session import MAX_MESSAGE_BYTES, Session
 
 __all__ = [
     "DESCRIPTORS_BASE",

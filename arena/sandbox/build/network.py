@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import time
 
-from arena.sandbox.build_settings import BuildSandboxError
+from arena.sandbox.build.settings import BuildSandboxError
 
 SLIRP_DNS = "10.0.2.3"
 """slirp4netns's DNS forwarder, the build's only name server."""
