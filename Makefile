@@ -21,8 +21,21 @@ PYTEST_ARGS ?=
 # Work stealing keeps both busy to the end: a few tests take half a minute each, and
 # handed out in fixed chunks they used to finish alone (668 s against 612 s here).
 PYTEST_WORKERS ?= 2
+# The fast tier: the tests that start no process, browser, PostgreSQL server or Ray cluster
+# (tests/conftest.py marks each test by what it starts and fails an unmarked one that does),
+# less the long random-playout tests marked slow.
+FAST_TIER := not processes and not browser and not postgres and not ray and not slow
+# pytest with the workers above; exit code 5 (no tests collected) is a failure here.
+define run_pytest
+	@status=0; $(BIN)/pytest -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal) $(1) $(PYTEST_ARGS) || status=$$?; \
+	if [ "$$status" -eq 5 ]; then \
+		echo "error: pytest collected no tests (exit code 5). 'make $@' must run tests; check tests/ and PYTEST_ARGS." >&2; \
+		exit 1; \
+	fi; \
+	exit "$$status"
+endef
 
-.PHONY: help venv bytecode demo test lint format bench engine clean distclean check-python
+.PHONY: help venv bytecode demo check test lint format bench engine clean distclean check-python
 
 help: ## List the targets
 	@echo "952 Arena. Usage: make <target>   (PYTHON=$(PYTHON), VENV=$(VENV))"
@@ -77,14 +90,12 @@ lint: venv ## Static checks: ruff check, ruff format --check, mypy --strict aren
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict arena dashboard
 
-# pytest exits 5 when it collects no tests; that is a failure here, not a pass.
-test: lint engine bytecode ## Static checks, then the test suite (pytest)
-	@status=0; $(BIN)/pytest -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal) $(PYTEST_ARGS) || status=$$?; \
-	if [ "$$status" -eq 5 ]; then \
-		echo "error: pytest collected no tests (exit code 5). 'make test' must run tests; check tests/ and PYTEST_ARGS." >&2; \
-		exit 1; \
-	fi; \
-	exit "$$status"
+# The fast tier needs neither the compiled engine nor bytecode: it starts no bot process.
+check: lint ## Static checks, then the fast tests (no processes, browser, PostgreSQL, Ray, slow)
+	$(call run_pytest,-q -m "$(FAST_TIER)")
+
+test: lint engine bytecode ## Static checks, then the whole test suite (pytest)
+	$(call run_pytest,)
 
 format: venv ## Rewrite files: ruff format, then ruff check --fix
 	$(BIN)/ruff format .

@@ -13,6 +13,10 @@ the schema is dropped afterwards (``postgres_schemas`` makes more than one).
 ``database_url`` runs a test twice: on an empty SQLite file and on an empty PostgreSQL
 schema; ``second_database_url`` is one more empty database on the same backend.
 
+Test tiers: ``pytest_collection_modifyitems`` marks every test by what it starts
+(``processes``, ``browser``, ``postgres``, ``ray``), and a test marked with none of them
+may start no process at all (tests/process_guard.py). ``make check`` runs those.
+
 Environment:
 
 * ``ARENA_TEST_POSTGRES_URL``: use this server instead of starting one (a URL of a database
@@ -39,6 +43,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from arena.protocol.grpc_env import configure_grpc
+from tests.process_guard import MESSAGE, refusing_processes
 
 # The test run is an entry point: gRPC's settings go in place before any test module
 # imports grpc (arena.referee configures nothing itself; arena.protocol.grpc_env).
@@ -181,3 +186,174 @@ def second_database_url(database_url: str, request: pytest.FixtureRequest, tmp_p
         return f"sqlite:///{tmp_path / 'second.db'}"
     factory: Callable[[], str] = request.getfixturevalue("postgres_schemas")
     return factory()
+
+
+# ---------------------------------------------------------------------------------------
+# Test tiers: every test is marked by what it starts; an unmarked test starts nothing
+# ---------------------------------------------------------------------------------------
+
+TIERS = ("processes", "browser", "postgres", "ray")
+"""The markers (registered in pyproject.toml); ``make check`` deselects all four."""
+
+_FIXTURE_TIERS = {
+    "postgres_server": "postgres",  # every PostgreSQL fixture above is built on it
+    "browser": "browser",  # tests/dashboard/conftest.py: Playwright's Chromium
+    "cluster": "ray",  # tests/tournament/test_ray_executor.py: a local Ray cluster
+}
+"""A test that uses (directly or through other fixtures) one of these starts its tier."""
+
+_PARAM_TIERS = {"postgresql": "postgres"}
+"""A parametrised fixture whose parameter is one of these asks for its tier only at run
+time (``request.getfixturevalue``): ``database_url[postgresql]``, ``seeded_any[postgresql]``."""
+
+_STARTS_PROCESSES = frozenset({
+    "accounts/test_joining.py",
+    "accounts/test_ownership.py::test_a_second_users_cli_submission_under_an_owned_name_is_refused",
+    "api/test_openapi.py",
+    "api/test_remote_end_to_end.py",
+    "api/test_reverse_proxy_api.py",
+    "api/test_server_process.py",
+    "api/test_submit.py::test_a_failing_build_is_build_failed_with_its_log",
+    "api/test_submit.py::test_a_sample_bot_is_accepted_then_built_and_stored",
+    "api/test_submit.py::test_another_users_bot_name_is_403_before_anything_is_stored",
+    "benchmarks/test_ladder_benchmark.py::test_parallel_repetitions_give_the_serial_runs",
+    "dashboard/test_author_loop_browser.py",
+    "dashboard/test_browser.py",
+    "dashboard/test_browser_accounts.py",
+    "dashboard/test_browser_joining.py",
+    "dashboard/test_browser_single_sign_on.py",
+    "dashboard/test_cli.py::test_ctrl_c_stops_it_even_when_sigint_was_ignored",
+    "dashboard/test_cli.py::test_it_serves_the_given_database_until_ctrl_c",
+    "dashboard/test_fair_play_pages.py",
+    "dashboard/test_hostile_text.py::test_a_spectator_sees_no_runner_pid",
+    "dashboard/test_my_bots.py",
+    "dashboard/test_pages.py::test_bots_submit_an_archive",
+    "dashboard/test_pages.py::test_tournaments_create_start_and_follow",
+    "dashboard/test_reverse_proxy.py",
+    "dashboard/test_test_match_pages.py",
+    "dashboard/test_web_exposure.py",
+    "envs/test_sdk_encoded.py::test_the_adapter_and_the_encoding_need_no_numpy",
+    "envs/test_train_policy.py",
+    "game/test_compiled_engine.py::test_pure_python_and_compiled_engines_agree_with_the_oracle_and_each_other",
+    "game/test_compiled_engine.py::test_the_compiled_engine_is_built_and_in_use",
+    "game/test_fast_paths.py::test_importing_the_sdk_builds_no_card_table",
+    "protocol/test_grpc_env.py",
+    "protocol/test_sdk_lifecycle.py::test_a_bot_process_ends_as_python_does_and_each_game_keeps_its_output",
+    "protocol/test_sdk_lifecycle.py::test_the_compiled_engine_check_adds_no_imports_a_bot_does_not_need",
+    "referee/test_arena_faults.py",
+    "referee/test_js_bot.py",
+    "referee/test_logs_per_game.py",
+    "referee/test_logs_per_game_unmarked.py",
+    "referee/test_match_cli.py",
+    "referee/test_seat_start.py",
+    "referee/test_wire_hidden_information.py",
+    "referee/test_wire_hidden_information.py::test_no_card_outside_the_seats_view_reaches_it",
+    "referee/test_zoo.py",
+    "sandbox/test_build_sandbox.py",
+    "sandbox/test_cgroup_sweep.py",
+    "sandbox/test_channels.py",
+    "sandbox/test_docker.py",
+    "sandbox/test_layers.py",
+    "sandbox/test_setup_signal.py",
+    "sandbox/test_spawn_races.py::test_a_first_spawn_survives_another_referee_sweeping_first",
+    "sandbox/test_zoo_sandbox.py",
+    "search/test_pimc_bot_match.py",
+    "storage/test_bots_and_tournaments.py",
+    "storage/test_look_alike_names_cli.py",
+    "storage/test_migration_0002.py",
+    "storage/test_migration_0006.py",
+    "storage/test_submissions.py",
+    "test_bad_input.py::test_a_2_gib_sparse_file_is_refused_before_it_is_read",
+    "test_bad_input.py::test_a_wrong_build_network_setting_is_refused_before_anything_is_stored",
+    "test_bad_input_bots.py",
+    "test_bad_input_options.py",
+    "test_checksum.py",
+    "test_cli_markup.py",
+    "test_cli_simulate.py::test_console_script_runs_as_a_process",
+    "test_cli_terminal_escapes.py::test_a_tournament_workers_log_lines_show_controls_as_escapes",
+    "test_cli_terminal_escapes.py::test_arena_match_control_raw_labels_come_through_without_the_sanitiser",
+    "test_cli_terminal_escapes.py::test_arena_match_shows_hostile_labels_and_build_commands_escaped",
+    "test_cli_terminal_escapes.py::test_bot_check_control_the_raw_stderr_comes_through_without_the_sanitiser",
+    "test_cli_terminal_escapes.py::test_bot_check_shows_a_hostile_bots_stderr_escaped",
+    "test_cli_terminal_escapes.py::test_bot_submit_control_the_raw_stderr_comes_through_without_the_sanitiser",
+    "test_cli_terminal_escapes.py::test_bot_submit_refuses_a_hostile_bot_in_one_escaped_line",
+    "test_cli_terminal_escapes.py::test_hostile_versions_are_escaped_in_every_listing",
+    "test_privacy_canary.py",
+    "test_proto_fresh.py",
+    "tournament/test_compare.py::test_compare_tells_greedy_play_from_a_weakened_copy",
+    "tournament/test_fair_play.py",
+    "tournament/test_ladder_kill.py",
+    "tournament/test_open_ladders.py",
+    "tournament/test_open_ladders_follow.py",
+    "tournament/test_prestart.py",
+    "tournament/test_ray_compose.py",
+    "tournament/test_ray_executor.py",
+    "tournament/test_reuse.py::test_a_bot_that_faults_gets_a_fresh_process",
+    "tournament/test_reuse.py::test_control_one_process_set_per_table_meets_the_same_deal_again",
+    "tournament/test_reuse.py::test_seating_reuse_keeps_processes_and_never_repeats_a_deal",
+    "tournament/test_runner_lock.py",
+    "tournament/test_test_matches_played.py",
+    "tournament/test_tournaments.py",
+    "tournament/test_version_cache.py::test_a_build_that_changes_checksummed_files_is_refused",
+    "tournament/test_version_cache.py::test_the_build_runs_on_the_node_and_its_outputs_are_not_shipped",
+    "web/test_check_command.py",
+    "web/test_session_memory.py",
+})  # fmt: skip
+"""Tests that start processes (bots, the CLI, servers, workers) with no telltale fixture: a
+module (its path under tests/) or one test of it (``path::name``, parameters aside). A
+module is listed whole when a fixture of module scope starts them, or most of its tests
+do. Found, and kept true, by the guard below: an unlisted test that starts one fails."""
+
+
+def _tiers(item: pytest.Item) -> set[str]:
+    """The tiers *item* belongs to, from its fixtures, its parameters and the table."""
+    found = {tier for name, tier in _FIXTURE_TIERS.items() if name in item.fixturenames}
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        found |= {
+            _PARAM_TIERS[value]
+            for name, value in callspec.params.items()
+            if name in item.fixturenames and isinstance(value, str) and value in _PARAM_TIERS
+        }
+    path = item.nodeid.split("::", 1)[0].removeprefix("tests/")
+    name = getattr(item, "originalname", item.name)
+    if path in _STARTS_PROCESSES or f"{path}::{name}" in _STARTS_PROCESSES:
+        found.add("processes")
+    return found
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own hook deselects by -m
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with the tiers it starts (see :data:`TIERS`)."""
+    for item in items:
+        for tier in sorted(_tiers(item)):
+            item.add_marker(tier)
+
+
+def _unmarked(item: pytest.Item) -> bool:
+    return not any(item.get_closest_marker(tier) for tier in TIERS)
+
+
+def _refused_unless_marked(item: pytest.Item) -> Iterator[None]:
+    """Run a hook with process starts refused if *item* is unmarked; fail it if it tried."""
+    if not _unmarked(item):
+        return (yield)
+    with refusing_processes() as tried:
+        try:
+            return (yield)
+        finally:
+            if tried:
+                pytest.fail(f"{MESSAGE}; it called {', '.join(tried)}", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """An unmarked test's fixtures may start no process (teardown is free: a session
+    fixture such as the PostgreSQL server is stopped in whichever test comes last)."""
+    return (yield from _refused_unless_marked(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """An unmarked test may start no process (failed even if its code swallowed the error)."""
+    return (yield from _refused_unless_marked(item))

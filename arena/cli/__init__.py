@@ -25,18 +25,14 @@ from arena.cli.dashboard import dashboard_command  # noqa: E402
 from arena.cli.doctor import doctor_command  # noqa: E402
 from arena.cli.match import match_command  # noqa: E402
 from arena.cli.queue import queue_group  # noqa: E402
+from arena.cli.records import export_command, replay_command  # noqa: E402
 from arena.cli.remote import remote_group  # noqa: E402
 from arena.cli.settings import settings_group  # noqa: E402
 from arena.cli.simulate import simulate_command  # noqa: E402
+from arena.cli.standings import ratings_group, standings_command  # noqa: E402
 from arena.cli.terminal import safe_logging, safe_text  # noqa: E402
 from arena.cli.tokens import token_group  # noqa: E402
-from arena.cli.tournament import (  # noqa: E402
-    export_command,
-    ratings_group,
-    replay_command,
-    standings_command,
-    tournament_group,
-)
+from arena.cli.tournament import tournament_group  # noqa: E402
 from arena.cli.users import user_group  # noqa: E402
 
 EXIT_USAGE = 2

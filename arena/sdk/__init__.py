@@ -1,23 +1,28 @@
 """The Python SDK for bot authors: subclass :class:`Bot`, override the decisions you care
-about, call :meth:`Bot.run`.
+about, call :meth:`Bot.run`. Each decision method gets a :class:`Turn`: the seat's
+observation, with ``request`` (the decision and its legal options) always set.
 
 ```python
-from arena.sdk import Bot, Observation, Play
+from arena.sdk import Bot, Play, Turn
 
 class HighCard(Bot):
     name, version = "high_card", "1.0"
 
-    def play(self, obs: Observation) -> Play:
+    def play(self, obs: Turn) -> Play:
         return Play(max(obs.request.cards, key=lambda c: c.rank))
 
 if __name__ == "__main__":
     HighCard().run()
 ```
 
+``play_locally(HighCard(), ["greedy", "random"], games=6)`` plays it in process, through
+the engine and the SDK's own conversion, before ``arena bot check`` plays it for real.
+
 A trained policy on the encoding of ``arena.envs.encoding`` becomes a bot with
 :class:`EncodedBot` (docs/rl.md).
 """
 
+import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -42,21 +47,30 @@ from arena.game import (  # noqa: E402 - after gRPC's settings, like every impor
 from arena.game.ending import GameResult  # noqa: E402
 from arena.protocol.convert import GameEnd, GameStart, HandEnd  # noqa: E402
 from arena.sdk.bot import Bot, BotRunError, Clock  # noqa: E402
+from arena.sdk.turn import Turn  # noqa: E402
 
 if TYPE_CHECKING:
     from arena.sdk.encoded import EncodedBot, EncodedPolicy, IllegalPolicyAction, PolicyFunction
+    from arena.sdk.local import play_locally
+    from arena.sdk.results import LocalFault, LocalGame, LocalReport
 
-_ENCODED = frozenset({"EncodedBot", "EncodedPolicy", "IllegalPolicyAction", "PolicyFunction"})
-"""Names of :mod:`arena.sdk.encoded`, imported on first use: most bots never touch the
-encoding, and every bot process pays its imports at start-up (docs/performance.md)."""
+_LAZY = {
+    **dict.fromkeys(
+        ("EncodedBot", "EncodedPolicy", "IllegalPolicyAction", "PolicyFunction"), "encoded"
+    ),
+    "play_locally": "local",
+    **dict.fromkeys(("LocalFault", "LocalGame", "LocalReport"), "results"),
+}
+"""Names imported on first use, with their module: most bots never touch the encoding, a
+bot process never plays locally, and every bot process pays its imports at start-up
+(docs/performance.md)."""
 
 
 def __getattr__(name: str) -> Any:
-    """The lazily imported names of :data:`_ENCODED` (PEP 562)."""
-    if name in _ENCODED:
-        from arena.sdk import encoded  # noqa: PLC0415 - lazy on purpose: start-up time
-
-        return getattr(encoded, name)
+    """The lazily imported names of :data:`_LAZY` (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(f"arena.sdk.{module}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -76,10 +90,15 @@ __all__ = [
     "Give",
     "HandEnd",
     "IllegalPolicyAction",
+    "LocalFault",
+    "LocalGame",
+    "LocalReport",
     "Observation",
     "Play",
     "PolicyFunction",
     "Request",
     "Suit",
     "Trump",
+    "Turn",
+    "play_locally",
 ]

@@ -3,8 +3,10 @@
 :meth:`Bot.run` reads ``ARENA_ADDRESS`` and ``ARENA_TOKEN`` (set by the referee), opens
 the one bidirectional stream of the protocol (docs/protocol.md), and turns each decision
 request into a call of :meth:`give`, :meth:`trump`, :meth:`discard` or :meth:`play` with
-a typed :class:`~arena.game.Observation`. Decisions a bot does not override are taken by
-the built-in greedy policy, so a bot can start with one method.
+a typed :class:`~arena.sdk.turn.Turn` (the seat's observation, its ``request`` always
+set). Decisions a bot does not override are taken by the built-in greedy policy, so a
+bot can start with one method. A bot is also an :class:`arena.game.policies.Policy`
+(:meth:`Bot.act`), so it plays in process too (:func:`arena.sdk.play_locally`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from arena.game.actions import Decision
 from arena.game.policies import GreedyPolicy
 from arena.protocol import convert
 from arena.protocol.wire import OUTPUT_MARK
+from arena.sdk.turn import Turn
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
@@ -62,25 +65,25 @@ class Bot:
 
     # -- decisions ------------------------------------------------------------------------
 
-    def give(self, obs: Observation) -> Give:
+    def give(self, obs: Turn) -> Give:
         """Cards to give, one tuple per leg of ``obs.request.give_legs``."""
         decision = self._fallback.act(obs)
         assert isinstance(decision, Give)
         return decision
 
-    def trump(self, obs: Observation) -> CallTrump | Trump:
+    def trump(self, obs: Turn) -> CallTrump | Trump:
         """The trump call, one of ``obs.request.trump_options``."""
         decision = self._fallback.act(obs)
         assert isinstance(decision, CallTrump)
         return decision
 
-    def discard(self, obs: Observation) -> Discard:
+    def discard(self, obs: Turn) -> Discard:
         """Four of the 20 cards in ``obs.request.cards``."""
         decision = self._fallback.act(obs)
         assert isinstance(decision, Discard)
         return decision
 
-    def play(self, obs: Observation) -> Play | Card:
+    def play(self, obs: Turn) -> Play | Card:
         """One of the legal cards in ``obs.request.cards``."""
         decision = self._fallback.act(obs)
         assert isinstance(decision, Play)
@@ -100,19 +103,26 @@ class Bot:
     # -- running --------------------------------------------------------------------------
 
     def decide(self, obs: Observation) -> Decision:
-        """Dispatch a request to the matching decision method."""
-        request = obs.request
-        assert request is not None
-        kind = request.kind
+        """Dispatch a request to the matching decision method, with *obs* as a :class:`Turn`.
+
+        :raises ValueError: if *obs* has no request (its seat is not to act).
+        """
+        turn = Turn.of(obs)
+        kind = turn.request.kind
         if kind is DecisionKind.PLAY:
-            played = self.play(obs)
+            played = self.play(turn)
             return played if isinstance(played, Play) else Play(played)
         if kind is DecisionKind.TRUMP:
-            called = self.trump(obs)
+            called = self.trump(turn)
             return called if isinstance(called, CallTrump) else CallTrump(called)
         if kind is DecisionKind.DISCARD:
-            return self.discard(obs)
-        return self.give(obs)
+            return self.discard(turn)
+        return self.give(turn)
+
+    def act(self, observation: Observation) -> Decision:
+        """:meth:`decide` under the name of :class:`arena.game.policies.Policy`: a bot is a
+        policy, so ``arena.simulate.play_game`` and any loop over ``observe`` can seat it."""
+        return self.decide(observation)
 
     def run(self, address: str | None = None, token: str | None = None) -> None:
         """Connect to the referee and play until the match ends.

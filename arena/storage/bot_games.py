@@ -25,7 +25,7 @@ from sqlmodel import col
 from arena.storage.database import database_errors, read_rows
 from arena.storage.models import BotVersion, Game, GameSeat, Tournament
 from arena.storage.privacy import Viewer
-from arena.storage.workspace import GameTiming, _visible, timing
+from arena.storage.workspace_games import GameTiming, _visible, timing
 
 MAX_PAGE: Final = 200
 """The most games one page lists."""

@@ -1,5 +1,6 @@
-"""Bots and their versions: storing a submission, looking versions up, and the bots'
-overview the dashboard shows (games played, faulted games, tournaments entered).
+"""Bots and their versions: storing a submission and looking versions up. The bots'
+overview the dashboard shows (games played, faulted games, tournaments entered) is
+:mod:`arena.storage.bot_overview`, its names re-exported here.
 
 A bot is a name; a version is one exact set of files submitted under it, never changed
 once stored, so every game names the program that played it. No two bots have names a
@@ -17,15 +18,21 @@ import json
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import Engine, case, func
+from sqlalchemy import Engine
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from arena.storage.bot_overview import (
+    BotInfo,
+    NameCollision,
+    VersionInfo,
+    bot_overview,
+    list_bots,
+    name_collisions,
+)
 from arena.storage.database import (
     StorageError,
     database_errors,
@@ -38,13 +45,10 @@ from arena.storage.models import (
     SUBMITTED_VIA,
     Bot,
     BotVersion,
-    Entry,
-    GameSeat,
-    Tournament,
     User,
     row_id,
 )
-from arena.storage.names import claim_keys, name_keys
+from arena.storage.names import name_keys
 from arena.storage.users import Actor, PermissionDenied, look_alikes, resolve_name
 
 LOGGER = logging.getLogger(__name__)
@@ -270,13 +274,6 @@ def get_bot(engine: Engine, name: str) -> Bot | None:
 
 
 @database_errors
-def list_bots(engine: Engine) -> list[Bot]:
-    """Every bot, by name."""
-    with read_session(engine) as session:
-        return list(session.exec(select(Bot).order_by(col(Bot.name))).all())
-
-
-@database_errors
 def bot_versions(engine: Engine, name: str) -> list[BotVersion]:
     """The versions of the bot *name* means in submission order (empty for an unknown bot).
 
@@ -330,156 +327,20 @@ def version_labels(engine: Engine) -> dict[int, str]:
     }
 
 
-# ------------------------------------------------------------------- bots overview
-
-
-@dataclass(frozen=True, slots=True)
-class VersionInfo:
-    """A submitted bot version with what it has played."""
-
-    id: int
-    seq: int
-    version: str
-    label: str
-    checksum: str
-    language: str
-    path: str
-    manifest: str
-    """The manifest fields as JSON text."""
-    submitted_at: datetime
-    submitted_by: str
-    """The user who submitted it."""
-    submitted_via: str
-    """``cli``, ``dashboard`` or ``unknown`` (before accounts existed)."""
-    games: int
-    faulted_games: int
-    tournaments: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class BotInfo:
-    """A bot and its versions, oldest first."""
-
-    id: int
-    name: str
-    created_at: datetime
-    owner: str
-    """The user who owns the name (who first submitted it)."""
-    versions: tuple[VersionInfo, ...]
-
-    @property
-    def games(self) -> int:
-        """Games played by all versions."""
-        return sum(v.games for v in self.versions)
-
-    @property
-    def faulted_games(self) -> int:
-        """Games with a fault, over all versions."""
-        return sum(v.faulted_games for v in self.versions)
-
-
-@database_errors
-def bot_overview(engine: Engine) -> list[BotInfo]:
-    """Every bot by name, with its versions, games played and tournaments entered."""
-    played = {
-        version_id: (int(games), int(faulted or 0))
-        for version_id, games, faulted in read_rows(
-            engine,
-            sa_select(
-                col(GameSeat.bot_version_id),
-                func.count(),
-                func.sum(case((col(GameSeat.faulted), 1), else_=0)),
-            ).group_by(col(GameSeat.bot_version_id)),
-        )
-    }
-    entered: dict[int, list[str]] = {}
-    for version_id, name in read_rows(
-        engine,
-        sa_select(col(Entry.bot_version_id), col(Tournament.name))
-        .join(Tournament, col(Tournament.id) == col(Entry.tournament_id))
-        .order_by(col(Tournament.id)),
-    ):
-        entered.setdefault(version_id, []).append(name)
-    users = dict(read_rows(engine, sa_select(col(User.id), col(User.name))))
-    with read_session(engine) as session:
-        stored = session.exec(
-            select(BotVersion).order_by(col(BotVersion.bot_id), col(BotVersion.seq))
-        ).all()
-    versions: dict[int, list[VersionInfo]] = {}
-    for row in stored:
-        games, faulted = played.get(row_id(row), (0, 0))
-        versions.setdefault(row.bot_id, []).append(
-            VersionInfo(
-                id=row_id(row),
-                seq=row.seq,
-                version=row.version,
-                label=row.label,
-                checksum=row.checksum,
-                language=row.language,
-                path=row.path,
-                manifest=row.manifest,
-                submitted_at=row.submitted_at,
-                submitted_by=users.get(row.submitted_by, "?"),
-                submitted_via=row.submitted_via,
-                games=games,
-                faulted_games=faulted,
-                tournaments=tuple(entered.get(row_id(row), [])),
-            )
-        )
-    return [
-        BotInfo(
-            row_id(bot),
-            bot.name,
-            bot.created_at,
-            users.get(bot.owner_id, "?"),
-            tuple(versions.get(row_id(bot), [])),
-        )
-        for bot in list_bots(engine)
-    ]
-
-
-# ------------------------------------------------------------------ look-alike names
-
-
-@dataclass(frozen=True, slots=True)
-class NameCollision:
-    """Two stored names a person could take for each other: possible only for names
-    stored before migration 0008, which kept both (games and records name them)."""
-
-    kind: str
-    """``user`` or ``bot``."""
-    older: str
-    newer: str
-    older_owner: str | None = None
-    """The owner of the older name (bots only)."""
-    newer_owner: str | None = None
-
-    def __str__(self) -> str:
-        return (
-            f"{self.kind} names {_owned(self.older, self.older_owner)} and "
-            f"{_owned(self.newer, self.newer_owner)} look alike"
-        )
-
-
-def _owned(name: str, owner: str | None) -> str:
-    return f"{name!r} ({owner}'s)" if owner else repr(name)
-
-
-@database_errors
-def name_collisions(engine: Engine) -> list[NameCollision]:
-    """Every pair of stored look-alike names, users first, then bots, each pair once (for
-    ``arena doctor``). Computed from the names themselves, as migration 0008 did, not
-    from the stored keys."""
-    users = dict(read_rows(engine, sa_select(col(User.id), col(User.name))))
-    bots = read_rows(engine, sa_select(col(Bot.id), col(Bot.name), col(Bot.owner_id)))
-    bot_names = {bot_id: name for bot_id, name, _ in bots}
-    owners = {bot_id: users.get(owner_id) for bot_id, _, owner_id in bots}
-    found = [
-        NameCollision("user", users[older], users[newer])
-        for older, newer in claim_keys(users.items()).collisions
-    ]
-    found += [
-        NameCollision("bot", bot_names[older], bot_names[newer], owners[older], owners[newer])
-        for older, newer in claim_keys(bot_names.items()).collisions
-    ]
-    return found
+__all__ = [
+    "BotInfo",
+    "NameCollision",
+    "VersionInfo",
+    "add_bot_version",
+    "bot_overview",
+    "bot_owner",
+    "bot_versions",
+    "check_may_submit",
+    "get_bot",
+    "get_bot_version",
+    "latest_version",
+    "list_bots",
+    "name_collisions",
+    "resolve_bot_name",
+    "version_labels",
+]

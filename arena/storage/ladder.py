@@ -1,5 +1,7 @@
 """Ladders: their stopping settings, the matches they schedule (each stored before it is
-played) and the entrants that join while they run.
+played: :mod:`arena.storage.ladder_matches`), the entrants that join while they run, and
+an open ladder's quota (:mod:`arena.storage.ladder_quota`); the names of both modules are
+re-exported here.
 
 A ladder's schedule is not a function of its settings, as a round robin's is: its tables
 are chosen from the ratings as it plays. So each chosen table is written here first, in the
@@ -24,10 +26,8 @@ only so many versions a day while such a ladder sets a quota
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Final
 
 from sqlalchemy import Engine, func
@@ -42,21 +42,26 @@ from arena.storage.database import (
     read_session,
     write_session,
 )
+from arena.storage.ladder_matches import (
+    EntrantLeft,
+    ScheduledMatch,
+    _is_ladder,
+    ladder_matches,
+    schedule_match,
+    unfinished_matches,
+)
+from arena.storage.ladder_quota import (
+    QUOTA_WINDOW,
+    version_quota_refusal,
+)
 from arena.storage.models import (
-    BOARD_SIZE,
     Bot,
     BotVersion,
     Entry,
-    Game,
-    LadderMatch,
     LadderSettings,
-    Submission,
-    Tournament,
-    User,
     row_id,
     utcnow,
 )
-from arena.storage.submissions import COSTLY, costly_submissions_since
 from arena.storage.tournaments import lock_tournament
 from arena.storage.users import Actor, PermissionDenied, require_role
 
@@ -66,13 +71,6 @@ RETIRED: Final = "retired"
 """``entry.left_because`` of a version a newer version of its bot replaced in the ladder."""
 WITHDRAWN: Final = "withdrawn"
 """``entry.left_because`` of a version its owner or an organiser took out of the ladder."""
-QUOTA_WINDOW: Final = timedelta(hours=24)
-"""The window an open ladder's ``max_versions_per_day`` counts submissions over."""
-
-
-class EntrantLeft(StorageError):
-    """A table names an entrant that has left the ladder (withdrawn or retired while the
-    runner was choosing): the runner chooses again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,22 +100,6 @@ class LadderEntrant:
     def state(self) -> str:
         """``active``, ``retired`` or ``withdrawn``, as pages and the CLI show it."""
         return WITHDRAWN if self.withdrawn else RETIRED if self.retired else "active"
-
-
-@dataclass(frozen=True, slots=True)
-class ScheduledMatch:
-    """A stored ladder match and how many of its games are stored."""
-
-    match_index: int
-    bot_version_ids: tuple[int, int, int]
-    labels: tuple[str, str, str]
-    games_stored: int
-    scheduled_at: datetime
-
-    @property
-    def complete(self) -> bool:
-        """Every game of the match is stored."""
-        return self.games_stored >= BOARD_SIZE
 
 
 @database_errors
@@ -171,11 +153,6 @@ def ladder_entrants(engine: Engine, tournament_id: int) -> list[LadderEntrant]:
         )
         for version_id, label, bot_id, seq, position, left_at, because in rows
     ]
-
-
-def _is_ladder(session: Session, tournament_id: int) -> None:
-    if session.get(LadderSettings, tournament_id) is None:
-        raise StorageError("only a ladder takes entrants after it is created")
 
 
 def _enter(session: Session, tournament_id: int, version: BotVersion) -> None:
@@ -411,163 +388,23 @@ def set_ladder_open(
     return settings
 
 
-@database_errors
-def version_quota_refusal(engine: Engine, user_id: int, now: datetime) -> str | None:
-    """Why user *user_id* may not submit a version at *now*, in one line saying when they
-    may try again; ``None`` if they may.
-
-    An open ladder with ``max_versions_per_day`` caps a participant's submissions that
-    cost a build (:data:`arena.storage.submissions.COSTLY`) in the last 24 hours; the
-    strictest open ladder counts. Organisers are never refused.
-    """
-    with read_session(engine) as session:
-        user = session.get(User, user_id)
-        if user is None or user.role == "organiser":
-            return None
-        strictest = session.exec(
-            select(Tournament.name, LadderSettings.max_versions_per_day)
-            .join(LadderSettings, col(LadderSettings.tournament_id) == col(Tournament.id))
-            .where(col(LadderSettings.open), col(LadderSettings.max_versions_per_day).is_not(None))
-            .order_by(col(LadderSettings.max_versions_per_day), col(Tournament.id))
-        ).first()
-    if strictest is None or strictest[1] is None:
-        return None
-    ladder, quota = strictest
-    since = now - QUOTA_WINDOW
-    counted = costly_submissions_since(engine, user_id, since)
-    if counted < quota:
-        return None
-    # One more fits once enough of them have left the window: the (counted - quota + 1)th
-    # oldest is the last that must go (the oldest, unless the quota was lowered).
-    times = read_rows(
-        engine,
-        sa_select(col(Submission.submitted_at))
-        .where(
-            col(Submission.user_id) == user_id,
-            col(Submission.submitted_at) >= since,
-            col(Submission.outcome).in_(COSTLY),
-        )
-        .order_by(col(Submission.submitted_at))
-        .offset(counted - quota)
-        .limit(1),
-    )
-    retry = (times[0][0] if times else now) + QUOTA_WINDOW
-    return (
-        f"{user.name} has submitted {counted} versions in the last 24 hours, the most the "
-        f"open ladder {ladder!r} allows; try again after {retry:%Y-%m-%d %H:%M:%S} UTC"
-    )
-
-
-@database_errors
-def schedule_match(
-    engine: Engine, tournament_id: int, match_index: int, bot_version_ids: Sequence[int]
-) -> None:
-    """Store match *match_index* of a ladder (its three entrants in table order) and make
-    room for its board in the tournament's schedule, in one transaction.
-
-    :raises EntrantLeft: if one of them has left the ladder (withdrawn or retired since
-        the table was chosen).
-    :raises StorageError: if the index is not the next one (another runner got there
-        first), or the bots are not three distinct entrants.
-    """
-    if len(bot_version_ids) != 3 or len(set(bot_version_ids)) != 3:
-        raise StorageError(f"match {match_index}: needs 3 distinct bot versions")
-    try:
-        with write_session(engine) as session:
-            tournament = lock_tournament(session, tournament_id)
-            _is_ladder(session, tournament_id)
-            count = session.exec(
-                select(func.count()).where(LadderMatch.tournament_id == tournament_id)
-            ).one()
-            if count != match_index:
-                raise StorageError(
-                    f"match {match_index} of {tournament.name!r}: the ladder has {count} "
-                    "matches (is another runner playing it?)"
-                )
-            entered = dict(
-                session.exec(
-                    select(Entry.bot_version_id, Entry.left_because).where(
-                        Entry.tournament_id == tournament_id
-                    )
-                ).all()
-            )
-            if not set(bot_version_ids) <= entered.keys():
-                raise StorageError(f"match {match_index}: a bot version is not an entrant")
-            if any(entered[v] is not None for v in bot_version_ids):
-                raise EntrantLeft(f"match {match_index}: an entrant has left; choose again")
-            a, b, c = bot_version_ids
-            session.add(
-                LadderMatch(
-                    tournament_id=tournament_id,
-                    match_index=match_index,
-                    bot_version_a=a,
-                    bot_version_b=b,
-                    bot_version_c=c,
-                )
-            )
-            tournament.games_total = (match_index + 1) * BOARD_SIZE
-            session.add(tournament)
-            session.commit()
-    except IntegrityError:
-        raise StorageError(f"match {match_index} is already scheduled") from None
-
-
-@database_errors
-def ladder_matches(
-    engine: Engine, tournament_id: int, *, start: int = 0, limit: int | None = None
-) -> list[ScheduledMatch]:
-    """The stored matches of a ladder from index *start* on (at most *limit*), in order,
-    each with its stored game count."""
-    statement = (
-        select(LadderMatch)
-        .where(LadderMatch.tournament_id == tournament_id, col(LadderMatch.match_index) >= start)
-        .order_by(col(LadderMatch.match_index))
-    )
-    if limit is not None:
-        statement = statement.limit(max(0, limit))
-    with read_session(engine) as session:
-        matches = list(session.exec(statement).all())
-        labels = dict(
-            session.exec(
-                select(BotVersion.id, BotVersion.label)
-                .join(Entry, col(Entry.bot_version_id) == col(BotVersion.id))
-                .where(Entry.tournament_id == tournament_id)
-            ).all()
-        )
-    stored = _games_per_match(engine, tournament_id, start)
-    out = []
-    for match in matches:
-        ids = (match.bot_version_a, match.bot_version_b, match.bot_version_c)
-        out.append(
-            ScheduledMatch(
-                match_index=match.match_index,
-                bot_version_ids=ids,
-                labels=(labels.get(ids[0], "?"), labels.get(ids[1], "?"), labels.get(ids[2], "?")),
-                games_stored=stored.get(match.match_index, 0),
-                scheduled_at=match.scheduled_at,
-            )
-        )
-    return out
-
-
-def _games_per_match(engine: Engine, tournament_id: int, start: int) -> dict[int, int]:
-    """Match index -> stored games, for matches from *start* on."""
-    match = col(Game.schedule_index) // BOARD_SIZE
-    rows = read_rows(
-        engine,
-        sa_select(match, func.count())
-        .where(
-            col(Game.tournament_id) == tournament_id,
-            col(Game.schedule_index) >= start * BOARD_SIZE,
-        )
-        .group_by(match),
-    )
-    return {int(index): int(count) for index, count in rows}
-
-
-@database_errors
-def unfinished_matches(engine: Engine, tournament_id: int) -> list[ScheduledMatch]:
-    """The ladder's stored matches that still miss games (in play, or cut off by a kill),
-    in order."""
-    every = inspect.unwrap(ladder_matches)(engine, tournament_id)  # one decorator, one name
-    return [m for m in every if not m.complete]
+__all__ = [
+    "LADDER_FORMAT",
+    "QUOTA_WINDOW",
+    "RETIRED",
+    "WITHDRAWN",
+    "EntrantLeft",
+    "LadderEntrant",
+    "ScheduledMatch",
+    "enter_new_versions",
+    "enter_open_ladders",
+    "enter_version",
+    "ladder_entrants",
+    "ladder_matches",
+    "ladder_settings",
+    "schedule_match",
+    "set_ladder_open",
+    "unfinished_matches",
+    "version_quota_refusal",
+    "withdraw_entry",
+]

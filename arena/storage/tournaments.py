@@ -1,5 +1,6 @@
-"""Tournaments: creating one with its entrants, its status, the arena-fault count, and the
-overview and progress the CLI and the dashboard show.
+"""Tournaments: creating one with its entrants, its rules, its status and the arena-fault
+count. The list, overview and progress the CLI and the dashboard show are
+:mod:`arena.storage.tournament_overview`, its names re-exported here.
 
 A tournament's name is checked here, where every tournament is created (``arena tournament
 create``, ``arena bot compare``, the dashboard's form), against :data:`TOURNAMENT_NAME`:
@@ -16,13 +17,10 @@ import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final
 
 from pydantic import ValidationError
-from sqlalchemy import Engine, func
-from sqlalchemy import select as sa_select
+from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -32,7 +30,6 @@ from arena.storage.database import (
     StorageError,
     database_errors,
     one_line,
-    read_rows,
     read_session,
     write_session,
 )
@@ -41,13 +38,17 @@ from arena.storage.models import (
     STATUSES,
     BotVersion,
     Entry,
-    Game,
     LadderSettings,
-    Rating,
     Tournament,
     TournamentCreate,
-    row_id,
     utcnow,
+)
+from arena.storage.tournament_overview import (
+    Progress,
+    TournamentInfo,
+    list_tournaments,
+    progress,
+    tournament_overview,
 )
 
 LOGGER = logging.getLogger(__name__)
@@ -191,26 +192,25 @@ def check_tournament_name(name: str) -> str:
     return name
 
 
+class UnreadableRules(StorageError, ValueError):
+    """A tournament's stored rules are not a rule set (a ``ValueError`` as a rule set's are)."""
+
+
 def stored_rules(tournament: Tournament) -> RuleSet:
-    """The rule set stored with *tournament* (its ``rules`` column).
-
-    Checked before a run, so a column damaged outside the arena (hand edits, a bad
-    restore) stops ``arena tournament run`` with one line naming the tournament, not
-    with a ``JSONDecodeError`` from deep inside the runner.
-
-    :raises StorageError: if the column is not the JSON of a rule set.
-    """
+    """The rule set stored with *tournament* (its ``rules`` column): the one way it is read,
+    so a column damaged outside the arena (hand edits, a bad restore) stops every run with
+    one line naming the tournament. :raises UnreadableRules: if it is not a rule set's JSON."""
     where = f"tournament {shown_name(tournament.name)}: its stored rules are unreadable"
     try:
         data = json.loads(tournament.rules)
     except (ValueError, RecursionError) as exc:
-        raise StorageError(f"{where}: not JSON ({one_line(exc)[:200]})") from None
+        raise UnreadableRules(f"{where}: not JSON ({one_line(exc)[:200]})") from None
     if not isinstance(data, dict):
-        raise StorageError(f"{where}: not a JSON object")
+        raise UnreadableRules(f"{where}: not a JSON object")
     try:
         return RuleSet.from_json(data, name=tournament.ruleset)
     except RuleSetError as exc:
-        raise StorageError(f"{where}: {one_line(exc)[:200]}") from None
+        raise UnreadableRules(f"{where}: {one_line(exc)[:200]}") from None
 
 
 def lock_tournament(session: Session, tournament_id: int) -> Tournament:
@@ -259,19 +259,6 @@ def get_tournament(engine: Engine, name: str) -> Tournament:
 
 
 @database_errors
-def list_tournaments(engine: Engine) -> list[Tournament]:
-    """Every tournament, newest first."""
-    with read_session(engine) as session:
-        return list(
-            session.exec(
-                select(Tournament).order_by(
-                    col(Tournament.created_at).desc(), col(Tournament.id).desc()
-                )
-            ).all()
-        )
-
-
-@database_errors
 def set_status(engine: Engine, tournament_id: int, status: str) -> None:
     """Set a tournament's status; ``finished``/``failed`` stamp ``finished_at``, others clear it.
 
@@ -302,150 +289,23 @@ def entries(engine: Engine, tournament_id: int) -> list[BotVersion]:
         )
 
 
-# ------------------------------------------------------------ overview and progress
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentInfo:
-    """A tournament with how far it has got."""
-
-    id: int
-    name: str
-    ruleset: str
-    format: str
-    boards: int
-    seed: int | None
-    """The explicit seed of a reproducible run; ``None`` when the deals are secret."""
-    rating_mode: str
-    time_control: str
-    status: str
-    games_total: int
-    games_stored: int
-    created_at: datetime
-    finished_at: datetime | None
-    entrants: tuple[str, ...]
-    """Bot version labels in entry order."""
-    entrant_ids: tuple[int, ...]
-    shuffle: str = HMAC_SHUFFLE
-    arena_faults: int = 0
-    """Games the arena itself failed (replayed, never rated)."""
-    deal_scope: str = BOARD_DEALS
-    """Which games share a deal key (:attr:`arena.storage.models.TournamentBase.deal_scope`)."""
-    private_to: int | None = None
-    """A test match's requester, the only participant who may see it
-    (:func:`arena.storage.test_matches.may_see_tournament`); ``None``: public."""
-
-    @property
-    def predictable(self) -> bool:
-        """True when the deals follow from a known seed (an explicit ``--seed``, or a
-        tournament made before secret deals): fine for research, not for a fair contest."""
-        return self.seed is not None
-
-    @property
-    def deals(self) -> str:
-        """How the deals were made, in words, for status lines."""
-        if self.seed is None:
-            return "secret deals"
-        return f"seed {self.seed} (deals are predictable)"
-
-    @property
-    def fraction(self) -> float:
-        """Share of the schedule stored, 0.0 to 1.0."""
-        return self.games_stored / self.games_total if self.games_total else 1.0
-
-
-@database_errors
-def tournament_overview(engine: Engine) -> list[TournamentInfo]:
-    """Every tournament, newest first, with its entrants and stored game count."""
-    stored = {
-        tournament_id: int(count)
-        for tournament_id, count in read_rows(
-            engine,
-            sa_select(col(Game.tournament_id), func.count()).group_by(col(Game.tournament_id)),
-        )
-    }
-    entrants: dict[int, list[tuple[int, str]]] = {}
-    for tournament_id, version_id, label in read_rows(
-        engine,
-        sa_select(col(Entry.tournament_id), col(BotVersion.id), col(BotVersion.label))
-        .join(BotVersion, col(BotVersion.id) == col(Entry.bot_version_id))
-        .order_by(col(Entry.tournament_id), col(Entry.position)),
-    ):
-        entrants.setdefault(tournament_id, []).append((version_id, label))
-    return [
-        TournamentInfo(
-            id=row_id(t),
-            name=t.name,
-            ruleset=t.ruleset,
-            format=t.format,
-            boards=t.boards,
-            seed=t.seed,
-            rating_mode=t.rating_mode,
-            time_control=t.time_control,
-            status=t.status,
-            games_total=t.games_total,
-            games_stored=stored.get(row_id(t), 0),
-            created_at=t.created_at,
-            finished_at=t.finished_at,
-            entrants=tuple(label for _, label in entrants.get(row_id(t), [])),
-            entrant_ids=tuple(i for i, _ in entrants.get(row_id(t), [])),
-            shuffle=t.shuffle,
-            arena_faults=t.arena_faults,
-            deal_scope=t.deal_scope,
-            private_to=t.private_to,
-        )
-        for t in list_tournaments(engine)
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """How far a tournament has got; also the key that says its data changed."""
-
-    status: str
-    stored: int
-    total: int
-    last_game_id: int
-    """Largest stored game id (0 before the first game)."""
-    arena_faults: int = 0
-    """Games the arena itself failed so far (replayed, never rated)."""
-    rated: int = 0
-    """Games the ratings cover: the schedule's prefix in which every game is stored, up to
-    the last whole rating unit (``arena.storage.ratings``). Fewer than :attr:`stored`
-    while games finished early wait for the ones before them."""
-
-    @property
-    def fraction(self) -> float:
-        """Share of the schedule stored, 0.0 to 1.0."""
-        return self.stored / self.total if self.total else 1.0
-
-
-@database_errors
-def progress(engine: Engine, tournament_id: int) -> Progress:
-    """Status and stored games of a tournament (index-only: cheap enough to poll).
-
-    :raises StorageError: for an unknown tournament.
-    """
-    head = read_rows(
-        engine,
-        sa_select(
-            col(Tournament.status), col(Tournament.games_total), col(Tournament.arena_faults)
-        ).where(col(Tournament.id) == tournament_id),
-    )
-    if not head:
-        raise StorageError(f"no tournament with id {tournament_id}")
-    ((count, last),) = read_rows(
-        engine,
-        sa_select(func.count(), func.max(col(Game.id))).where(
-            col(Game.tournament_id) == tournament_id
-        ),
-    )
-    ((rated_through,),) = read_rows(
-        engine,
-        sa_select(func.max(col(Rating.rated_through))).where(
-            col(Rating.tournament_id) == tournament_id
-        ),
-    )
-    status, total, arena_faults = head[0]
-    rated = 0 if rated_through is None else int(rated_through) + 1
-    return Progress(str(status), int(count), int(total), int(last or 0), int(arena_faults), rated)
+__all__ = [
+    "NAME_SHOWN",
+    "TOURNAMENT_NAME",
+    "TOURNAMENT_NAME_MAX",
+    "Progress",
+    "TournamentInfo",
+    "UnreadableRules",
+    "check_tournament_name",
+    "count_arena_fault",
+    "create_tournament",
+    "entries",
+    "get_tournament",
+    "list_tournaments",
+    "lock_tournament",
+    "progress",
+    "set_status",
+    "shown_name",
+    "stored_rules",
+    "tournament_overview",
+]

@@ -17,9 +17,9 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, NoReturn, TypeVar
+from typing import Final, NoReturn
 
-from sqlalchemy import ColumnElement, Engine, delete, func, or_
+from sqlalchemy import Engine, delete, func
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -42,7 +42,12 @@ from arena.storage.models import (
     row_id,
     utcnow,
 )
-from arena.storage.names import LEGACY_MARK, NameKeys, name_keys
+from arena.storage.name_lookup import (
+    AmbiguousName,
+    look_alikes,
+    resolve_name,
+)
+from arena.storage.names import name_keys
 
 LOGGER = logging.getLogger(__name__)
 
@@ -57,12 +62,6 @@ class PermissionDenied(StorageError):
 
 class NameTaken(StorageError):
     """A new user's name is another user's, or looks like it; the message names it."""
-
-
-class AmbiguousName(StorageError):
-    """A name given from outside is none of the stored names exactly, but looks like
-    several of them (look-alikes stored before migration 0008, which reported them); the
-    message lists them, in one line."""
 
 
 @dataclass(frozen=True)
@@ -122,49 +121,6 @@ def actor_of(user: User) -> Actor:
     if role not in ROLES:  # the table's CHECK makes this impossible; keep mypy honest
         raise StorageError(f"user {user.name!r} has an unknown role {role!r}")
     return Actor(row_id(user), user.name, "organiser" if role == "organiser" else "participant")
-
-
-# ------------------------------------------------------------------- canonical names
-
-_Named = TypeVar("_Named", User, Bot)
-
-
-def _matching_keys(model: type[_Named], keys: NameKeys) -> ColumnElement[bool]:
-    """Rows of *model* whose stored keys are *keys*, including look-alikes stored before
-    migration 0008 (their keys are marked with their id)."""
-    conditions = []
-    for column_name, key in keys.columns().items():
-        column = col(getattr(model, column_name))
-        marked = key + LEGACY_MARK
-        conditions += [column == key, func.substr(column, 1, len(marked)) == marked]
-    return or_(*conditions)
-
-
-def look_alikes(session: Session, model: type[_Named], name: str) -> list[_Named]:
-    """The stored users or bots (*model*) whose names look like *name* (itself included),
-    oldest first."""
-    statement = select(model).where(_matching_keys(model, name_keys(name)))
-    return list(session.exec(statement.order_by(col(model.id))).all())
-
-
-def resolve_name(session: Session, model: type[_Named], name: str) -> _Named | None:
-    """The user or bot (*model*) that *name*, given from outside, means: the one called
-    exactly *name*, else the one stored name that looks like it; ``None`` if none does.
-
-    :raises AmbiguousName: when several stored names look like *name* and none is it.
-    """
-    exact = session.exec(select(model).where(col(model.name) == name)).first()
-    if exact is not None:
-        return exact
-    found = look_alikes(session, model, name)
-    if len(found) > 1:
-        kind = model.__name__.lower()  # "user" or "bot"
-        listed = ", ".join(repr(row.name) for row in found)
-        raise AmbiguousName(
-            f"{kind} name {name[:70]!r} looks like {len(found)} {kind}s: {listed}; "
-            "give one of them exactly"
-        )
-    return found[0] if found else None
 
 
 @database_errors
@@ -453,3 +409,32 @@ def set_disabled(engine: Engine, name: str, disabled: bool) -> None:
         if disabled:
             _end_sessions(session, user)
         session.commit()
+
+
+__all__ = [
+    "USER_NAME",
+    "Actor",
+    "AmbiguousName",
+    "NameTaken",
+    "PermissionDenied",
+    "UserInfo",
+    "actor",
+    "actor_by_id",
+    "actor_of",
+    "add_user_row",
+    "check_user_name",
+    "create_user",
+    "find_user",
+    "find_user_by_email",
+    "list_user_rows",
+    "list_users",
+    "look_alikes",
+    "password_change_required",
+    "refuse_raced_user_name",
+    "replace_own_password",
+    "require_role",
+    "resolve_name",
+    "resolve_user",
+    "set_disabled",
+    "set_password_hash",
+]

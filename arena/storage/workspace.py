@@ -3,7 +3,7 @@
 The read model the My bots page and ``arena bot logs`` share: every version with its
 state (stored, in which ladders, withdrawn or retired) and the submission that stored it,
 the failed submissions that never became a version, and the games of a version with its
-time per decision. Nothing here decides who may look: :func:`check_may_read_bot` refuses
+time per decision (:mod:`arena.storage.workspace_games`, re-exported here). Nothing here decides who may look: :func:`check_may_read_bot` refuses
 anyone but the bot's owner and organisers, and every record leaves through
 :func:`arena.storage.privacy.redact_record` for the viewer. Games of a private tournament
 (a test match) are listed only for the user it is private to and organisers.
@@ -13,14 +13,11 @@ anyone but the bot's owner and organisers, and every record leaves through
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Engine, func, or_
+from sqlalchemy import Engine, func
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
@@ -37,12 +34,21 @@ from arena.storage.models import (
     User,
     row_id,
 )
-from arena.storage.privacy import Viewer, owners_of_seats, redact_record
+from arena.storage.privacy import Viewer
 from arena.storage.submissions import SubmissionInfo, bot_submissions, user_submissions
 from arena.storage.users import PermissionDenied, resolve_name
-
-MAX_PAGE: Final = 200
-"""The most games one page lists."""
+from arena.storage.workspace_games import (
+    MAX_PAGE,
+    GameTiming,
+    VersionGame,
+    _visible,
+    may_see_tournament,
+    timing,
+    version_game_count,
+    version_games,
+    version_records,
+    viewable_record,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,53 +106,6 @@ class AuthorBot:
     failed, or still running), newest first."""
 
 
-@dataclass(frozen=True, slots=True)
-class GameTiming:
-    """The time one version took per decision in one game (all its seats together)."""
-
-    decisions: int
-    mean_ms: float
-    p99_ms: float
-    max_ms: float
-
-    def percent_of(self, limit_ms: int | None) -> float | None:
-        """The slowest decision as a percentage of the per-decision limit (above 100: it
-        drew on the bank); ``None`` without a limit."""
-        if not limit_ms or not self.decisions:
-            return None
-        return 100.0 * self.max_ms / limit_ms
-
-
-@dataclass(frozen=True, slots=True)
-class VersionGame:
-    """A game a version played, with what its author looks at first."""
-
-    game_id: int
-    tournament_id: int
-    tournament: str
-    private: bool
-    """A private tournament's game (a test match)."""
-    schedule_index: int
-    created_at: datetime
-    seats: tuple[int, ...]
-    """The seats the version sat in."""
-    faults: int
-    """Faults of the version's seats."""
-    timing: GameTiming
-    time_control: str
-    """The game's time control text (``decision=1000,bank=...``)."""
-
-
-def _visible(viewer: Viewer) -> ColumnElement[bool]:
-    """Tournaments *viewer* may see: public ones, and private ones that are theirs."""
-    if viewer.organiser:
-        return col(Tournament.id).is_not(None)
-    mine = col(Tournament.private_to) == viewer.user_id if viewer.user_id is not None else None
-    public = col(Tournament.private_to).is_(None)
-    return public if mine is None else or_(public, mine)
-
-
-@database_errors
 def owners_with_bots(engine: Engine) -> list[tuple[int, str]]:
     """``(user id, name)`` of every user who owns a bot, by name (an organiser's choice)."""
     rows = read_rows(
@@ -320,156 +279,6 @@ def _places(
     return places, entered
 
 
-# ----------------------------------------------------------------------------- games
-
-
-def _version_games(version_id: int, viewer: Viewer) -> Any:
-    return (
-        sa_select(col(Game.id))
-        .join(GameSeat, col(GameSeat.game_id) == col(Game.id))
-        .join(Tournament, col(Tournament.id) == col(Game.tournament_id))
-        .where(col(GameSeat.bot_version_id) == version_id)
-        .where(_visible(viewer))
-        .distinct()
-    )
-
-
-@database_errors
-def version_game_count(engine: Engine, version_id: int, viewer: Viewer) -> int:
-    """Stored games of version *version_id* that *viewer* may see."""
-    inner = _version_games(version_id, viewer).subquery()
-    ((count,),) = read_rows(engine, sa_select(func.count()).select_from(inner))
-    return int(count)
-
-
-@database_errors
-def version_games(
-    engine: Engine, version_id: int, viewer: Viewer, *, start: int = 0, limit: int = 20
-) -> list[VersionGame]:
-    """A page of version *version_id*'s games that *viewer* may see, newest first, each
-    with the version's faults and time per decision (from the records of this page only).
-    """
-    ids = [
-        row[0]
-        for row in read_rows(
-            engine,
-            _version_games(version_id, viewer)
-            .order_by(col(Game.id).desc())
-            .offset(max(0, start))
-            .limit(max(0, min(limit, MAX_PAGE))),
-        )
-    ]
-    if not ids:
-        return []
-    rows = read_rows(
-        engine,
-        sa_select(
-            col(Game.id),
-            col(Game.tournament_id),
-            col(Tournament.name),
-            col(Tournament.private_to),
-            col(Game.schedule_index),
-            col(Game.created_at),
-            col(Game.seats),
-            col(Game.record),
-            col(Tournament.time_control),
-        )
-        .join(Tournament, col(Tournament.id) == col(Game.tournament_id))
-        .where(col(Game.id).in_(ids))
-        .order_by(col(Game.id).desc()),
-    )
-    out = []
-    for game_id, tournament_id, name, private_to, index, created, seats_text, text, tc in rows:
-        seats = tuple(s for s, v in enumerate(json.loads(seats_text)) if v == version_id)
-        record = json.loads(text)
-        faults = sum(
-            1 for f in record.get("faults") or [] if isinstance(f, dict) and f.get("seat") in seats
-        )
-        out.append(
-            VersionGame(
-                game_id=game_id,
-                tournament_id=tournament_id,
-                tournament=name,
-                private=private_to is not None,
-                schedule_index=index,
-                created_at=created,
-                seats=seats,
-                faults=faults,
-                timing=timing(record, seats),
-                time_control=str(record.get("time_control") or tc),
-            )
-        )
-    return out
-
-
-def timing(record: dict[str, Any], seats: Sequence[int]) -> GameTiming:
-    """The time per decision of *seats* in *record* (``timings.decision_ms``): mean, 99th
-    percentile (nearest rank, as the referee's match statistics) and maximum."""
-    timings = record.get("timings")
-    per_seat = timings.get("decision_ms") if isinstance(timings, dict) else None
-    times: list[float] = []
-    if isinstance(per_seat, list):
-        for seat in seats:
-            if 0 <= seat < len(per_seat) and isinstance(per_seat[seat], list):
-                times += [float(t) for t in per_seat[seat] if isinstance(t, int | float)]
-    if not times:
-        return GameTiming(0, 0.0, 0.0, 0.0)
-    ordered = sorted(times)
-    p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
-    return GameTiming(len(times), sum(times) / len(times), p99, ordered[-1])
-
-
-@database_errors
-def viewable_record(engine: Engine, game_id: int, viewer: Viewer) -> dict[str, Any]:
-    """Stored game *game_id*'s record as *viewer* may read it (:func:`redact_record`).
-
-    :raises StorageError: if there is no such game, or it belongs to a private tournament
-        that is not the viewer's (the same words: its existence is private too).
-    """
-    rows = read_rows(
-        engine,
-        sa_select(col(Game.seats), col(Game.record))
-        .join(Tournament, col(Tournament.id) == col(Game.tournament_id))
-        .where(col(Game.id) == game_id)
-        .where(_visible(viewer)),
-    )
-    if not rows:
-        raise StorageError(f"no game with id {game_id}")
-    seats_text, text = rows[0]
-    seats = [int(s) for s in json.loads(seats_text)]
-    return redact_record(json.loads(text), viewer, owners_of_seats(engine, seats))
-
-
-@database_errors
-def version_records(
-    engine: Engine, version_id: int, viewer: Viewer, *, limit: int
-) -> list[tuple[VersionGame, dict[str, Any]]]:
-    """The newest *limit* games of version *version_id* that *viewer* may see, each with
-    its record as the viewer may read it (for an archive of a version's games)."""
-    games = []
-    for start in range(0, max(0, limit), MAX_PAGE):
-        page = version_games(
-            engine, version_id, viewer, start=start, limit=min(MAX_PAGE, limit - start)
-        )
-        games += page
-        if len(page) < MAX_PAGE:
-            break
-    return [(game, viewable_record(engine, game.game_id, viewer)) for game in games]
-
-
-@database_errors
-def may_see_tournament(engine: Engine, tournament_id: int, viewer: Viewer) -> bool:
-    """Whether *viewer* may see tournament *tournament_id* at all (a private one is its
-    requester's and the organisers')."""
-    rows = read_rows(
-        engine,
-        sa_select(col(Tournament.id))
-        .where(col(Tournament.id) == tournament_id)
-        .where(_visible(viewer)),
-    )
-    return bool(rows)
-
-
 def version_of(bot: AuthorBot, version: str | None) -> VersionState:
     """The version of *bot* that *version* names (its label, ``version`` field or seq;
     default: the latest).
@@ -487,3 +296,24 @@ def version_of(bot: AuthorBot, version: str | None) -> VersionState:
         f"bot {bot.name!r} has no version {version[:40]!r} "
         f"(it has {', '.join(v.label for v in bot.versions)})"
     )
+
+
+__all__ = [
+    "MAX_PAGE",
+    "AuthorBot",
+    "GameTiming",
+    "LadderPlace",
+    "VersionGame",
+    "VersionState",
+    "author_bots",
+    "check_may_read_bot",
+    "may_see_tournament",
+    "owners_with_bots",
+    "timing",
+    "unstored_submissions",
+    "version_game_count",
+    "version_games",
+    "version_of",
+    "version_records",
+    "viewable_record",
+]

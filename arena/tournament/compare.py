@@ -29,7 +29,6 @@ progress from the stored games.
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -43,15 +42,13 @@ from arena.ratings.sprt import SprtSettings, SprtState, Verdict, run_sequentiall
 from arena.referee.timecontrol import TimeControl
 from arena.storage.database import StorageError
 from arena.storage.models import BotVersion, Tournament
-from arena.storage.runner_lock import runner_lock
+from arena.storage.tournaments import stored_rules
 from arena.storage.version_tests import save_version_test, version_test_spec
 from arena.tournament.deals import board_seeds, deal_secret
 from arena.tournament.executor import Executor, ExecutorError, LocalProcessExecutor
 from arena.tournament.formats import SEATINGS, ScheduledGame, board_games
 from arena.tournament.jobs import GameJob
-from arena.tournament.runner import game_job, store_game
-
-LOGGER = logging.getLogger(__name__)
+from arena.tournament.loop import RunFormat, RunProgress, game_job, play, store_game
 
 FORMAT: Final = "version_test"
 """The ``tournament.format`` of a version test."""
@@ -335,6 +332,86 @@ def result(engine: Engine, spec: VersionTestSpec) -> VersionTestResult:
     return VersionTestResult(spec, run_sequentially(differences, spec.sprt), complete_boards(games))
 
 
+class VersionTestRun(RunFormat[RunProgress]):
+    """One run of a version test: rounds of boards, each looked at by the sequential test
+    once it is played (see :func:`run_version_test`)."""
+
+    kind = "version test"
+
+    def __init__(
+        self,
+        engine: Engine,
+        spec: VersionTestSpec,
+        executor: Executor | None = None,
+        on_board: Callable[[SprtState], None] | None = None,
+        boards_at_once: int | None = None,
+    ) -> None:
+        super().__init__(
+            spec.tournament_id,
+            spec.tournament,
+            RunProgress(0, spec.max_boards * GAMES_PER_BOARD, 0, 0.0),
+        )
+        self.engine = engine
+        self.spec = spec
+        self.executor = executor or LocalProcessExecutor()
+        """The executor to play it on (its ``parallel`` sets the round's size)."""
+        self.batch = max(1, boards_at_once or getattr(self.executor, "parallel", 1))
+        self.on_board = on_board
+        self.schedule: dict[int, ScheduledGame] = {}
+        self.current = VersionTestResult(spec, [], 0)
+        """The test as it stands after the last round."""
+
+    def start(self) -> list[GameJob] | None:
+        self.tournament = _tournament(self.engine, self.spec)
+        self.versions = storage.entries(self.engine, self.tournament_id)
+        self.rules = stored_rules(self.tournament)
+        seeds = board_seeds(
+            self.tournament.shuffle, self.tournament.seed, self.tournament.deal_secret
+        )
+        self.schedule = {
+            game.schedule_index: game
+            for board in range(self.spec.max_boards)
+            for game in board_schedule(board, seeds(board))
+        }
+        self.current = result(self.engine, self.spec)
+        self.progress.done = len(storage.stored_indexes(self.engine, self.tournament_id))
+        return self._round()
+
+    def next_round(self) -> list[GameJob] | None:
+        """:raises ExecutorError: if the executor left the round's first board unplayed."""
+        first = len(self.current.states)
+        after = result(self.engine, self.spec)
+        if len(after.states) == first:
+            raise ExecutorError(f"the executor left board {first + 1} unplayed")
+        for state in after.states[first:]:
+            if self.on_board is not None:
+                self.on_board(state)
+        self.current = after
+        return self._round()
+
+    def _round(self) -> list[GameJob] | None:
+        """The jobs of the next boards, or ``None`` once the test decided or ran out."""
+        spec = self.spec
+        first = len(self.current.states)
+        if self.current.verdict is not Verdict.UNDECIDED or first >= spec.max_boards:
+            return None
+        stored = storage.stored_indexes(self.engine, self.tournament_id)
+        # Nothing can decide before min_boards: the first round plays up to it at once.
+        size = max(self.batch, spec.min_boards - first)
+        prefix = f"version-test-{self.tournament_id}"
+        return [
+            game_job(self.tournament, self.rules, self.schedule[index], self.versions, prefix)
+            for board in range(first, min(first + size, spec.max_boards))
+            for index in range(board * GAMES_PER_BOARD, (board + 1) * GAMES_PER_BOARD)
+            if index not in stored
+        ]
+
+    def store(self, job: GameJob, record: dict[str, Any]) -> None:
+        game = self.schedule[job.schedule_index]
+        seats = [storage.row_id(self.versions[e]) for e in game.entrants]
+        store_game(self.engine, self.tournament_id, game, seats, record, len(SEATINGS))
+
+
 async def run_version_test(
     engine: Engine,
     spec: VersionTestSpec,
@@ -357,76 +434,9 @@ async def run_version_test(
     :raises arena.storage.StorageError: for a database failure.
     :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     """
-    with runner_lock(engine, spec.tournament_id, spec.tournament):
-        return await _run_version_test(engine, spec, executor, on_board, boards_at_once)
-
-
-async def _run_version_test(
-    engine: Engine,
-    spec: VersionTestSpec,
-    executor: Executor | None,
-    on_board: Callable[[SprtState], None] | None,
-    boards_at_once: int | None,
-) -> VersionTestResult:
-    """:func:`run_version_test` once its runner lock is held."""
-    tournament = _tournament(engine, spec)
-    tournament_id = spec.tournament_id
-    versions = storage.entries(engine, tournament_id)
-    rules = RuleSet.from_json(json.loads(tournament.rules), name=tournament.ruleset)
-    seeds = board_seeds(tournament.shuffle, tournament.seed, tournament.deal_secret)
-    executor = executor or LocalProcessExecutor()
-    batch = max(1, boards_at_once or getattr(executor, "parallel", 1))
-    schedule = {
-        game.schedule_index: game
-        for board in range(spec.max_boards)
-        for game in board_schedule(board, seeds(board))
-    }
-
-    def store(job: GameJob, record: dict[str, Any]) -> None:
-        game = schedule[job.schedule_index]
-        seats = [storage.row_id(versions[e]) for e in game.entrants]
-        store_game(engine, tournament_id, game, seats, record, len(SEATINGS))
-
-    def arena_fault(job: GameJob, detail: str) -> None:
-        count = storage.count_arena_fault(engine, tournament_id)
-        LOGGER.warning(
-            "version test %s: arena fault %d in game %d, not rated, replayed: %s",
-            spec.tournament,
-            count,
-            job.schedule_index,
-            detail,
-        )
-
-    current = result(engine, spec)
-    storage.set_status(engine, tournament_id, "running")
-    try:
-        while current.verdict is Verdict.UNDECIDED and len(current.states) < spec.max_boards:
-            first = len(current.states)
-            stored = storage.stored_indexes(engine, tournament_id)
-            # Nothing can decide before min_boards: the first batch plays up to it at once.
-            size = max(batch, spec.min_boards - first)
-            boards = range(first, min(first + size, spec.max_boards))
-            jobs = [
-                game_job(
-                    tournament, rules, schedule[index], versions, f"version-test-{tournament.id}"
-                )
-                for board in boards
-                for index in range(board * GAMES_PER_BOARD, (board + 1) * GAMES_PER_BOARD)
-                if index not in stored
-            ]
-            await executor.run(jobs, store, arena_fault)
-            after = result(engine, spec)
-            if len(after.states) == first:
-                raise ExecutorError(f"the executor left board {first + 1} unplayed")
-            for state in after.states[first:]:
-                if on_board is not None:
-                    on_board(state)
-            current = after
-    except BaseException:
-        storage.set_status(engine, tournament_id, "interrupted")
-        raise
-    storage.set_status(engine, tournament_id, "finished")
-    return current
+    test = VersionTestRun(engine, spec, executor, on_board, boards_at_once)
+    await play(engine, test, test.executor)
+    return test.current
 
 
 def _tournament(engine: Engine, spec: VersionTestSpec) -> Tournament:

@@ -52,7 +52,7 @@ class GameJob:
     overheard: bool = False
     """The worker's live bot processes may have heard this deal played by another worker
     (one that was lost, freeing its deals): play it on new processes only
-    (:class:`arena.tournament.executor._Queue`, :mod:`arena.tournament.player`)."""
+    (:class:`arena.tournament.scheduling.Scheduler`, :mod:`arena.tournament.player`)."""
 
     @cached_property
     def deal(self) -> Deal:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -41,13 +40,13 @@ from sqlalchemy.engine import Engine
 from arena import storage
 from arena.ratings.trueskill_model import DEFAULT_MODEL
 from arena.storage.models import BotVersion, Tournament
-from arena.storage.runner_lock import runner_lock
+from arena.storage.tournaments import stored_rules
 from arena.tournament.deals import board_seeds, matchmaking_seed
-from arena.tournament.executor import Executor, LocalProcessExecutor
+from arena.tournament.executor import Executor
 from arena.tournament.formats import Ladder, ScheduledGame
 from arena.tournament.jobs import GameJob
+from arena.tournament.loop import RunFormat, game_job, play, store_game
 from arena.tournament.matchmaker import Contender, MatchmakerSettings, is_settled, pick_table
-from arena.tournament.runner import game_job, store_game, tournament_rules
 
 LOGGER = logging.getLogger(__name__)
 
@@ -94,17 +93,21 @@ def contenders(engine: Engine, tournament_id: int) -> list[Contender]:
     return out
 
 
-class _Ladder:
+class LadderRun(RunFormat[LadderProgress]):
     """One run of one ladder: its jobs, its choices and its store callback."""
 
+    kind = "ladder"
+    on_demand = True
+
     def __init__(self, engine: Engine, tournament: Tournament, follow: bool) -> None:
-        self.engine = engine
-        self.tournament = tournament
         self.id = storage.row_id(tournament)
         self.settings = storage.ladder_settings(engine, self.id)
+        super().__init__(self.id, tournament.name, LadderProgress(0, self.settings.games_budget, 0))
+        self.engine = engine
+        self.tournament = tournament
         self.follow = follow
         self.format = Ladder()
-        self.rules = tournament_rules(tournament)
+        self.rules = stored_rules(tournament)
         self.seeds = board_seeds(tournament.shuffle, tournament.seed, tournament.deal_secret)
         if not tournament.deal_secret:
             raise NotALadderError(f"ladder {tournament.name!r} has no deal secret")
@@ -112,14 +115,17 @@ class _Ladder:
         self.matchmaker = MatchmakerSettings(min_games=self.settings.min_games)
         self.games: dict[int, tuple[ScheduledGame, list[int]]] = {}
         """Schedule index -> the game and its seats (bot version ids), for games handed out."""
-        matches = storage.ladder_matches(engine, self.id)
-        self.next_match = len(matches)
-        self.progress = LadderProgress(
-            done=len(storage.stored_indexes(engine, self.id)),
-            budget=self.settings.games_budget,
-            matches=self.next_match,
-        )
-        self.start = time.perf_counter()
+        self.next_match = 0
+
+    def start(self) -> list[GameJob]:
+        """What is stored, under the lock; the missing games of the stored matches."""
+        self.next_match = len(storage.ladder_matches(self.engine, self.id))
+        self.progress.done = len(storage.stored_indexes(self.engine, self.id))
+        self.progress.matches = self.next_match
+        resumed = self.resumed_jobs()
+        if resumed:
+            LOGGER.info("ladder %s: resuming %d game(s) of stored matches", self.name, len(resumed))
+        return resumed
 
     def resumed_jobs(self) -> list[GameJob]:
         """The missing games of the stored matches (cut off by a kill), in order."""
@@ -185,19 +191,6 @@ class _Ladder:
         """Store one finished game with its rating update."""
         game, seats = self.games.pop(job.schedule_index)
         store_game(self.engine, self.id, game, seats, record, self.format.board_size)
-        self.progress.done += 1
-        self.progress.played_now += 1
-        self.progress.seconds = time.perf_counter() - self.start
-
-    def arena_fault(self, job: GameJob, detail: str) -> None:
-        count = storage.count_arena_fault(self.engine, self.id)
-        LOGGER.warning(
-            "ladder %s: arena fault %d in game %d, not rated, replayed: %s",
-            self.tournament.name,
-            count,
-            job.schedule_index,
-            detail,
-        )
 
 
 async def run_ladder(
@@ -219,39 +212,4 @@ async def run_ladder(
     tournament = storage.get_tournament(engine, name)
     if tournament.format != storage.LADDER_FORMAT:
         raise NotALadderError(f"{name!r} is a {tournament.format}, not a ladder")
-    with runner_lock(engine, storage.row_id(tournament), name):
-        # Resumed under the lock: what is still to play is only known once no one else plays.
-        return await _play(engine, tournament, executor, on_progress, follow=follow)
-
-
-async def _play(
-    engine: Engine,
-    tournament: Tournament,
-    executor: Executor | None,
-    on_progress: Callable[[LadderProgress], None] | None,
-    *,
-    follow: bool,
-) -> LadderProgress:
-    """:func:`run_ladder` once its runner lock is held."""
-    name = tournament.name
-    ladder = _Ladder(engine, tournament, follow)
-    executor = executor or LocalProcessExecutor()
-    resumed = ladder.resumed_jobs()
-    if resumed:
-        LOGGER.info("ladder %s: resuming %d game(s) of stored matches", name, len(resumed))
-
-    def stored(job: GameJob, record: dict[str, Any]) -> None:
-        ladder.store(job, record)
-        if on_progress is not None:
-            on_progress(ladder.progress)
-
-    storage.set_status(engine, ladder.id, "running")
-    if on_progress is not None:
-        on_progress(ladder.progress)
-    try:
-        await executor.run(resumed, stored, ladder.arena_fault, more=ladder.more)
-    except BaseException:
-        storage.set_status(engine, ladder.id, "interrupted")
-        raise
-    storage.set_status(engine, ladder.id, "finished")
-    return ladder.progress
+    return await play(engine, LadderRun(engine, tournament, follow), executor, on_progress)

@@ -16,8 +16,8 @@ processes with fresh private directories play that deal. So does a job the queue
 lived, so they may have heard it there). A round robin's seating *k* of
 every table a worker owns is then one generation, whose processes are one per bot
 version: 4 bots in 2 tables take 4 processes a generation instead of 3 per table (the
-queue, :class:`arena.tournament.executor._Queue`, hands a worker the games its
-generation may play first). A bot that faulted, or a game the arena failed, gets fresh
+scheduler, :class:`arena.tournament.scheduling.Scheduler`, hands a worker the games its
+generation may play first, from the same :class:`Generation` model of what it may know). A bot that faulted, or a game the arena failed, gets fresh
 processes for its seat (all three seats after an arena fault); at most
 :data:`IDLE_PROCESSES` are kept idle, the least recently used stopped first.
 
@@ -52,8 +52,7 @@ import asyncio
 import enum
 import logging
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from arena.game.rules import RuleSet
 from arena.referee.config import GameSetup, SeatSpec
@@ -64,6 +63,8 @@ from arena.referee.match import MatchConfig
 from arena.referee.seat import SeatRunner
 from arena.referee.timecontrol import TimeControl
 from arena.tournament.jobs import Deal, GameJob, VersionChangedError, verify_versions
+from arena.tournament.replies import WorkerReply
+from arena.tournament.scheduling import Generation
 
 LOGGER = logging.getLogger(__name__)
 
@@ -95,14 +96,12 @@ def reuse_scheme(reuse: bool | Reuse) -> Reuse:
     return Reuse.SAFE if reuse else Reuse.NONE
 
 
-@dataclass
-class _Generation:
-    """A worker's live bot processes, which may have heard each other: their lobby, the
-    settings they run under, and every deal any of them may know."""
+class _Live(NamedTuple):
+    """A worker's live bot processes: what they may know (the scheduler's model of them
+    too) and the lobby that holds them."""
 
+    generation: Generation
     lobby: Lobby
-    settings: Hashable
-    known: set[Deal] = field(default_factory=set)
 
 
 class GamePlayer:
@@ -111,7 +110,7 @@ class GamePlayer:
 
     def __init__(self, reuse: Reuse = Reuse.SAFE) -> None:
         self.reuse = reuse
-        self._live: _Generation | None = None
+        self._live: _Live | None = None
         self._closing: dict[asyncio.Task[None], set[Deal]] = {}
         """Processes being stopped in the background (the reply does not wait for them),
         with the deals they may know."""
@@ -119,7 +118,7 @@ class GamePlayer:
         """Per stored version's directory, its manifest: read once, not at every game (a
         stored version never changes; its files are verified before every game)."""
 
-    async def play(self, job: GameJob, upcoming: GameJob | None = None) -> dict[str, Any]:
+    async def play(self, job: GameJob, upcoming: GameJob | None = None) -> WorkerReply:
         """Play *job*; the worker's reply (``record``, ``arena_fault`` or ``error``; and
         ``warm``: a seat's process was pre-started for it, ``prestarted``: processes were
         pre-started for *upcoming* meanwhile, ``started``: bot processes started for its
@@ -130,20 +129,19 @@ class GamePlayer:
         its deal.
         """
         index = job.schedule_index
-        flags: dict[str, Any] = {}
+        reply: WorkerReply = {"schedule_index": index}
         try:
             verify_versions(job)
-            return {
-                "schedule_index": index,
-                "record": await self._play(job, upcoming, flags),
-            } | flags
+            record = await self._play(job, upcoming, reply)
+            reply["record"] = record
         except ArenaFault as exc:
-            return {"schedule_index": index, "arena_fault": _one_line(exc)} | flags
+            reply["arena_fault"] = _one_line(exc)
         except VersionChangedError as exc:
-            return {"schedule_index": index, "error": _one_line(exc)} | flags
+            reply["error"] = _one_line(exc)
         except Exception as exc:  # reported to the runner, which stops the tournament
             LOGGER.exception("game %d failed", index)
-            return {"schedule_index": index, "error": f"{type(exc).__name__}: {exc}"} | flags
+            reply["error"] = f"{type(exc).__name__}: {exc}"
+        return reply
 
     async def aclose(self) -> None:
         """Stop every bot process the player holds (and wait for those being stopped)."""
@@ -155,19 +153,19 @@ class GamePlayer:
         knowing the generation's deals."""
         live, self._live = self._live, None
         if live is not None:
-            self._closing_task(live.lobby.close(), live.known)
+            self._closing_task(live.lobby.close(), live.generation.deals)
 
     def _closing_task(self, stopping: Any, known: set[Deal]) -> None:
         task: asyncio.Task[None] = asyncio.create_task(stopping)
         self._closing[task] = set(known)
         task.add_done_callback(lambda done: self._closing.pop(done, None))
 
-    def _stop(self, live: _Generation, runners: Sequence[SeatRunner]) -> None:
+    def _stop(self, live: _Live, runners: Sequence[SeatRunner]) -> None:
         """Stop *runners* in the background (the next game need not wait for their exit
         and the sandbox's cleanup, unless it plays a deal they may know: :meth:`_forget`)."""
         if runners:
             stopping = asyncio.gather(*(live.lobby.stop(r) for r in runners))
-            self._closing_task(_quietly(stopping), live.known)
+            self._closing_task(_quietly(stopping), live.generation.deals)
 
     async def _forget(self, deal: Deal) -> None:
         """Stop, and wait until they are gone, every process that may know *deal*: a live
@@ -175,17 +173,18 @@ class GamePlayer:
         could signal what it saw through the machine's load, the danger
         :attr:`arena.tournament.executor.PoolExecutor.separate_deals` closes between
         workers)."""
-        if self._live is not None and deal in self._live.known:
+        if self._live is not None and self._live.generation.knows(deal):
             self._end_generation()
         knowing = [task for task, deals in self._closing.items() if deal in deals]
         if knowing:
             await asyncio.gather(*knowing)
 
     async def _play(
-        self, job: GameJob, upcoming: GameJob | None, flags: dict[str, Any]
+        self, job: GameJob, upcoming: GameJob | None, flags: WorkerReply
     ) -> dict[str, Any]:
         settings = job.settings_key
-        if self._live is not None and (self._live.settings != settings or job.overheard):
+        live = self._live
+        if live is not None and (live.generation.settings != settings or job.overheard):
             self._end_generation()
         if job.overheard:  # heard from another worker's games, by any process here
             await asyncio.gather(*self._closing)
@@ -193,7 +192,8 @@ class GamePlayer:
             await self._forget(job.deal)
         config = self._config(job)
         if self._live is None:
-            self._live = _Generation(Lobby(config, keeps=self.reuse is not Reuse.NONE), settings)
+            lobby = Lobby(config, keeps=self.reuse is not Reuse.NONE)
+            self._live = _Live(Generation(settings), lobby)
         live = self._live
         match = live.lobby.match(self._seats(job), config)
         self._stop(live, live.lobby.unused_early())
@@ -202,8 +202,8 @@ class GamePlayer:
         started = live.lobby.fresh(match)
         if started:
             flags["started"] = started
-        self._mingle(live, job.deal)
-        if upcoming is not None and self._wants_prestart(live, job, upcoming):
+        self._mingle(live.generation, job)
+        if upcoming is not None and self._wants_prestart(live.generation, upcoming):
             early = live.lobby.start_early(self._seats(upcoming), self._config(upcoming))
             flags["prestarted"] = early > 0
         ok = False
@@ -248,20 +248,19 @@ class GamePlayer:
             shuffle=job.shuffle,
         )
 
-    def _wants_prestart(self, live: _Generation, job: GameJob, upcoming: GameJob) -> bool:
-        """Whether the processes *upcoming* needs may be started now, beside the game of
-        *job*: it runs under the same settings, and no live process here may know its
-        deal (the new ones would hear it, and could then never play it)."""
-        if self.reuse is Reuse.ANY_DEAL or upcoming.settings_key != live.settings:
-            return False
-        return upcoming.deal not in live.known
+    def _wants_prestart(self, live: Generation, upcoming: GameJob) -> bool:
+        """Whether the processes *upcoming* needs may be started now, beside the game
+        being played: the live ones may play it (it runs under the same settings, and no
+        live process here may know its deal: the new ones would hear it, and could then
+        never play it)."""
+        return self.reuse is not Reuse.ANY_DEAL and live.may_play(upcoming)
 
-    def _mingle(self, live: _Generation, deal: Deal) -> None:
-        """A game of *deal* is about to be played: every live process may from now on know
-        what any live process may know (those being stopped included), *deal* too."""
-        live.known.add(deal)
+    def _mingle(self, live: Generation, job: GameJob) -> None:
+        """*job* is about to be played: every live process may from now on know what any
+        live process may know (those being stopped included), its deal too."""
+        live.join(job)
         for deals in self._closing.values():
-            live.known |= deals
+            live.deals |= deals
 
 
 async def _quietly(stopping: Any) -> None:

@@ -53,6 +53,7 @@ from arena.tournament.executor import (
 from arena.tournament.jobs import GameJob
 from arena.tournament.player import Reuse, reuse_scheme
 from arena.tournament.ray_slot import GameSlot
+from arena.tournament.replies import MalformedReply, WorkerReply, parse_reply
 from arena.tournament.version_cache import default_cache_root, pack_version
 
 LOGGER = logging.getLogger(__name__)
@@ -304,7 +305,7 @@ class _RaySlot:
         self.node: str | None = None
         self.lost = False
 
-    async def play(self, job: GameJob) -> dict[str, Any]:
+    async def play(self, job: GameJob) -> WorkerReply:
         ray = self.executor.ray
         index = job.schedule_index
         try:
@@ -315,7 +316,7 @@ class _RaySlot:
             if self.node is None:
                 await self._start()
             call = self.actor.play.options(name=job.game_id)
-            reply: dict[str, Any] = await call.remote(job.to_json(), versions)
+            returned: object = await call.remote(job.to_json(), versions)
         except (ray.exceptions.RayActorError, ray.exceptions.ActorUnschedulableError) as exc:
             self.lost = True
             where = f" on node {self.node[:12]}" if self.node else ""
@@ -324,7 +325,10 @@ class _RaySlot:
             return {"schedule_index": index, "error": f"Ray: {_one_line(exc)}"}
         assert self.node is not None
         self.executor.played_on[index] = self.node
-        return reply
+        try:
+            return parse_reply(returned)
+        except MalformedReply as exc:
+            raise ExecutorError(f"Ray node {self.node[:12]}: {exc}") from None
 
     async def _start(self) -> None:
         """Wait for the actor to run somewhere; check that its node runs this arena.

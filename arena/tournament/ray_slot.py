@@ -35,6 +35,7 @@ configure_grpc(
 
 from arena.tournament.jobs import GameJob  # noqa: E402
 from arena.tournament.player import GamePlayer, Reuse  # noqa: E402
+from arena.tournament.replies import WorkerReply  # noqa: E402
 from arena.tournament.version_cache import NodeCache, NodeVersionError  # noqa: E402
 
 Packed = Awaitable[bytes]
@@ -62,10 +63,11 @@ class GameSlot:
             "cache": str(self.cache.root),
         }
 
-    async def play(self, job: dict[str, Any], versions: Mapping[str, Packed]) -> dict[str, Any]:
+    async def play(self, job: dict[str, Any], versions: Mapping[str, Packed]) -> WorkerReply:
         """Play the job (``GameJob.to_json()``); *versions* maps each seat's checksum to its
-        packed files. The reply of :meth:`GamePlayer.play`; a version that cannot be made
-        ready here is an arena fault (played again, elsewhere if this node keeps failing)."""
+        packed files. The reply of :meth:`GamePlayer.play` (the runner checks it as it
+        arrives); a version that cannot be made ready here is an arena fault (played again,
+        elsewhere if this node keeps failing)."""
         game = GameJob.from_json(job)
         if game.checksums is None:
             return {

@@ -6,46 +6,55 @@ uniqueness constraint on its schedule index; and the runner plays only the index
 are not stored yet. Kill it at any moment and run it again: finished games stay, unfinished
 ones are played again from the same board seeds (derived from the tournament's stored
 secret), and the ratings are those of the stored prefix.
+
+:func:`run` plays any tournament, whatever its format, through the one run loop
+(:mod:`arena.tournament.loop`): a fixed schedule here (:class:`RoundRobinRun`), a ladder
+(:mod:`arena.tournament.ladder`), a version test (:mod:`arena.tournament.compare`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.engine import Engine
 
 from arena import storage
-from arena.game.rules import RuleSet
-from arena.referee.process import DEFAULT_LOG_CAP
-from arena.storage.models import BotVersion, Tournament
-from arena.storage.runner_lock import runner_lock
+from arena.storage.database import StorageError
+from arena.storage.models import Tournament
+from arena.storage.tournaments import stored_rules
+from arena.tournament import compare, ladder
 from arena.tournament.deals import table_seeds
-from arena.tournament.executor import Executor, LocalProcessExecutor
+from arena.tournament.executor import Executor
 from arena.tournament.formats import ScheduledGame, get_format
 from arena.tournament.jobs import GameJob
+from arena.tournament.ladder import LadderProgress
+from arena.tournament.loop import RunFormat, RunProgress, game_job, play, store_game
+
+__all__ = [
+    "RoundRobinRun",
+    "RunProgress",
+    "game_job",
+    "plan",
+    "run",
+    "run_tournament",
+    "store_game",
+    "tournament_rules",
+]
 
 LOGGER = logging.getLogger(__name__)
 
-
-@dataclass
-class RunProgress:
-    """What a progress display needs."""
-
-    done: int
-    total: int
-    played_now: int
-    seconds: float
+tournament_rules = stored_rules
+"""The stored rules of a tournament: :func:`arena.storage.tournaments.stored_rules`, the one
+reader (an unreadable column raises its one-line error, a ``ValueError`` too)."""
 
 
 def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], list[GameJob]]:
     """The tournament, its whole schedule, and the jobs still to play.
 
-    :raises arena.storage.StorageError: if there is no such tournament.
+    :raises arena.storage.StorageError: if there is no such tournament, or its stored
+        rules are unreadable.
     """
     tournament = storage.get_tournament(engine, name)
     tournament_id = storage.row_id(tournament)
@@ -56,7 +65,7 @@ def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], li
     )
     schedule = fmt.schedule(len(versions), tournament.boards, seeds)
     stored = storage.stored_indexes(engine, tournament_id)
-    rules = tournament_rules(tournament)
+    rules = stored_rules(tournament)
 
     jobs = [
         game_job(tournament, rules, game, versions)
@@ -66,66 +75,33 @@ def plan(engine: Engine, name: str) -> tuple[Tournament, list[ScheduledGame], li
     return tournament, schedule, jobs
 
 
-def game_job(
-    tournament: Tournament,
-    rules: RuleSet,
-    game: ScheduledGame,
-    versions: Sequence[BotVersion],
-    id_prefix: str | None = None,
-) -> GameJob:
-    """The job of one scheduled *game*; *versions* are the entrants in entry order. Its
-    game id is ``<id_prefix>-<schedule index>``, the prefix being the tournament's name
-    unless given."""
-    a, b, c = (versions[e] for e in game.entrants)
-    return GameJob(
-        schedule_index=game.schedule_index,
-        seed=game.seed,
-        first_dealer=game.first_dealer,
-        rules=rules.to_json(),
-        ruleset=tournament.ruleset,
-        time_control=tournament.time_control,
-        bot_paths=(a.path, b.path, c.path),
-        game_id=f"{id_prefix or tournament.name}-{game.schedule_index:06d}",
-        log_cap=DEFAULT_LOG_CAP,
-        shuffle=tournament.shuffle,
-        checksums=(a.checksum, b.checksum, c.checksum),
-        labels=(a.label, b.label, c.label),
-    )
+class RoundRobinRun(RunFormat[RunProgress]):
+    """A run of a tournament with a fixed schedule (a round robin): one round, the games
+    of its schedule that are not stored yet."""
 
+    kind = "tournament"
 
-def store_game(
-    engine: Engine,
-    tournament_id: int,
-    game: ScheduledGame,
-    seats: Sequence[int],
-    record: dict[str, Any],
-    board_size: int,
-) -> None:
-    """Store one finished scheduled *game* (bot version ids by seat in *seats*) with its
-    rating update: what every format's runner does with a game's record."""
-    storage.record_game(
-        engine,
-        tournament_id,
-        schedule_index=game.schedule_index,
-        table_index=game.table_index,
-        board_index=game.board_index,
-        seating_index=game.seating_index,
-        seed=game.seed,
-        seats=list(seats),
-        record=record,
-        board_size=board_size,
-    )
+    def __init__(self, engine: Engine, tournament: Tournament) -> None:
+        super().__init__(storage.row_id(tournament), tournament.name, RunProgress(0, 0, 0, 0.0))
+        self.engine = engine
+        self.games: dict[int, tuple[ScheduledGame, list[int]]] = {}
+        """Schedule index -> the game and its seats (bot version ids)."""
+        self.board_size = 0
 
+    def start(self) -> list[GameJob]:
+        tournament, schedule, jobs = plan(self.engine, self.name)
+        versions = storage.entries(self.engine, self.tournament_id)
+        for game in schedule:
+            seats = [storage.row_id(versions[e]) for e in game.entrants]
+            self.games[game.schedule_index] = (game, seats)
+        self.board_size = get_format(tournament.format).board_size
+        self.progress.done = len(schedule) - len(jobs)
+        self.progress.total = len(schedule)
+        return jobs
 
-def tournament_rules(tournament: Tournament) -> RuleSet:
-    """The stored rules of *tournament*."""
-    return RuleSet.from_json(_json(tournament.rules), name=tournament.ruleset)
-
-
-def _json(text: str) -> dict[str, Any]:
-    value = json.loads(text)
-    assert isinstance(value, dict)
-    return value
+    def store(self, job: GameJob, record: dict[str, Any]) -> None:
+        game, seats = self.games[job.schedule_index]
+        store_game(self.engine, self.tournament_id, game, seats, record, self.board_size)
 
 
 async def run_tournament(
@@ -144,56 +120,37 @@ async def run_tournament(
     :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     """
     found = storage.get_tournament(engine, name)
-    with runner_lock(engine, storage.row_id(found), found.name):
-        # Planned under the lock: what is still to play is only known once no one else plays.
-        tournament, schedule, jobs = plan(engine, name)
-        executor = executor or LocalProcessExecutor()
-        return await _run(engine, tournament, schedule, jobs, executor, on_progress)
+    return await play(engine, RoundRobinRun(engine, found), executor, on_progress)
 
 
-async def _run(
+async def run(
     engine: Engine,
-    tournament: Tournament,
-    schedule: Sequence[ScheduledGame],
-    jobs: list[GameJob],
-    executor: Executor,
-    on_progress: Callable[[RunProgress], None] | None,
-) -> RunProgress:
-    """:func:`run_tournament` once its runner lock is held."""
-    tournament_id = storage.row_id(tournament)
-    versions = storage.entries(engine, tournament_id)
-    by_index = {game.schedule_index: game for game in schedule}
-    board_size = get_format(tournament.format).board_size
-    progress = RunProgress(len(schedule) - len(jobs), len(schedule), 0, 0.0)
-    start = time.perf_counter()
-    storage.set_status(engine, tournament_id, "running")
-    if on_progress is not None:
-        on_progress(progress)
+    name: str,
+    executor: Executor | None = None,
+    on_progress: Callable[[RunProgress | LadderProgress], None] | None = None,
+    *,
+    follow: bool = False,
+) -> RunProgress | LadderProgress:
+    """Play (or resume) tournament *name*, whatever its format, through the one run loop;
+    its final progress. Only a ladder may *follow* (:func:`arena.tournament.ladder.run_ladder`);
+    a version test plays until its sequential test decides, as
+    :func:`arena.tournament.compare.run_version_test`, reporting games like a round robin.
 
-    def store(job: GameJob, record: dict[str, Any]) -> None:
-        game = by_index[job.schedule_index]
-        seats = [storage.row_id(versions[e]) for e in game.entrants]
-        store_game(engine, tournament_id, game, seats, record, board_size)
-        progress.done += 1
-        progress.played_now += 1
-        progress.seconds = time.perf_counter() - start
-        if on_progress is not None:
-            on_progress(progress)
-
-    def arena_fault(job: GameJob, detail: str) -> None:
-        count = storage.count_arena_fault(engine, tournament_id)
-        LOGGER.warning(
-            "tournament %s: arena fault %d in game %d, not rated, replayed: %s",
-            tournament.name,
-            count,
-            job.schedule_index,
-            detail,
-        )
-
-    try:
-        await executor.run(jobs, store, arena_fault)
-    except BaseException:
-        storage.set_status(engine, tournament_id, "interrupted")
-        raise
-    storage.set_status(engine, tournament_id, "finished")
-    return progress
+    :raises ValueError: for *follow* on another format than a ladder.
+    :raises arena.storage.StorageError: if there is no such tournament, its rules or a
+        version test's settings are unreadable, or the database fails.
+    :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
+    :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault).
+    """
+    found = storage.get_tournament(engine, name)
+    if found.format == storage.LADDER_FORMAT:
+        return await ladder.run_ladder(engine, name, executor, on_progress, follow=follow)
+    if follow:
+        raise ValueError("only a ladder can follow")
+    if found.format != compare.FORMAT:
+        return await play(engine, RoundRobinRun(engine, found), executor, on_progress)
+    spec = compare.load_spec(engine, storage.row_id(found))
+    if spec is None:
+        raise StorageError("this version test's settings are not stored; start a new one")
+    test = compare.VersionTestRun(engine, spec, executor)
+    return await play(engine, test, test.executor, on_progress)

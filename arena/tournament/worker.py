@@ -1,5 +1,6 @@
 """A tournament worker process: reads game jobs as JSON lines on stdin, plays each, and
-writes one JSON line per result on stdout: ``{"schedule_index": i, "record": {...}}``,
+writes one JSON line per result on stdout (a :class:`arena.tournament.replies.WorkerReply`):
+``{"schedule_index": i, "record": {...}}``,
 ``{"schedule_index": i, "arena_fault": "..."}`` when the arena itself failed the game (the
 runner replays it and rates nothing), or ``{"schedule_index": i, "error": "..."}``.
 

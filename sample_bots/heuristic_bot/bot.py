@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from arena.sdk import Bot, CallTrump, Card, Discard, Give, Observation, Play, Trump
+from arena.sdk import Bot, CallTrump, Card, Discard, Give, Play, Trump, Turn
 
 HONOURS = {12: 4, 11: 3, 10: 2, 9: 1}  # A K Q J
 
@@ -26,9 +26,8 @@ HONOURS = {12: 4, 11: 3, 10: 2, 9: 1}  # A K Q J
 class HeuristicBot(Bot):
     name, version = "heuristic_bot", "1.1.0"
 
-    def trump(self, obs: Observation) -> CallTrump:
+    def trump(self, obs: Turn) -> CallTrump:
         request = obs.request
-        assert request is not None
 
         def strength(option: Trump) -> float:
             if option.suit is None:
@@ -39,9 +38,8 @@ class HeuristicBot(Bot):
 
         return CallTrump(max(request.trump_options, key=strength))
 
-    def discard(self, obs: Observation) -> Discard:
+    def discard(self, obs: Turn) -> Discard:
         request = obs.request
-        assert request is not None
         trump = obs.trump.suit if obs.trump is not None else None
         lengths = Counter(c.suit for c in request.cards)
 
@@ -51,9 +49,8 @@ class HeuristicBot(Bot):
 
         return Discard(tuple(sorted(request.cards, key=keep)[: request.discard_count]))
 
-    def give(self, obs: Observation) -> Give:
+    def give(self, obs: Turn) -> Give:
         request = obs.request
-        assert request is not None
         trump = obs.trump.suit if obs.trump is not None else None
         weakest = sorted(request.cards, key=lambda c: (c.suit == trump, c.rank))
         legs, start = [], 0
@@ -62,9 +59,9 @@ class HeuristicBot(Bot):
             start += count
         return Give(tuple(legs))
 
-    def play(self, obs: Observation) -> Play:
+    def play(self, obs: Turn) -> Play:
         request = obs.request
-        assert request is not None and obs.current_trick is not None
+        assert obs.current_trick is not None  # set whenever a card is to be played
         legal = request.cards
         trump = obs.trump.suit if obs.trump is not None else None
         played = obs.current_trick.cards

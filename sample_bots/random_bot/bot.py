@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from arena.sdk import Bot, CallTrump, Discard, GameStart, Give, Observation, Play
+from arena.sdk import Bot, CallTrump, Discard, GameStart, Give, Play, Turn
 
 
 class RandomBot(Bot):
@@ -23,20 +23,16 @@ class RandomBot(Bot):
     def on_game_start(self, start: GameStart) -> None:
         self.rng = random.Random(f"{self.seed}-{start.game_number}-{start.seat}")
 
-    def play(self, obs: Observation) -> Play:
-        assert obs.request is not None
+    def play(self, obs: Turn) -> Play:
         return Play(self.rng.choice(obs.request.cards))
 
-    def trump(self, obs: Observation) -> CallTrump:
-        assert obs.request is not None
+    def trump(self, obs: Turn) -> CallTrump:
         return CallTrump(self.rng.choice(obs.request.trump_options))
 
-    def discard(self, obs: Observation) -> Discard:
-        assert obs.request is not None
+    def discard(self, obs: Turn) -> Discard:
         return Discard(tuple(self.rng.sample(obs.request.cards, obs.request.discard_count)))
 
-    def give(self, obs: Observation) -> Give:
-        assert obs.request is not None
+    def give(self, obs: Turn) -> Give:
         counts = [count for _, count in obs.request.give_legs]
         chosen = self.rng.sample(obs.request.cards, sum(counts))
         legs, start = [], 0

@@ -16,6 +16,7 @@ from arena.storage.database import open_database
 from arena.submission import submit_bot
 from tests.conftest import PostgresServer, _admin_engine, postgres_unavailable
 from tests.dashboard.accounts_support import add_account, log_in
+from tests.dashboard.helpers import BROWSER_TIMEOUT_MS
 from tests.dashboard.seed import Seeded, seed_database
 
 
@@ -102,7 +103,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-BROWSER_TIMEOUT_MS = 30_000
 
 
 def _unavailable(reason: str) -> None:

@@ -17,6 +17,10 @@ import pytest
 from dashboard import remember
 
 ROOT = Path(__file__).resolve().parents[2]
+BROWSER_TIMEOUT_MS = 120_000
+"""How long a browser test waits for a page to reach a state. Generous: a test waits for
+states, not for time, and a busy machine (two cores shared with other work) can take a
+minute to draw a page whose script is cold; a failure only takes longer to report."""
 
 
 def free_port() -> int:
@@ -58,7 +62,7 @@ def login_cookie(page: Any, deadline_s: float = 30.0) -> dict[str, Any]:
 UPLOAD_PATH = "/_stcore/upload_file/"
 
 
-def settled(page: Any, timeout_ms: float = 30_000) -> None:
+def settled(page: Any, timeout_ms: float = BROWSER_TIMEOUT_MS) -> None:
     """Wait until no script run is in flight (Streamlit marks the run's state on the app's
     root): a form filled while the login's rerun is still drawing the page can be drawn
     afresh, empty, before it is submitted."""

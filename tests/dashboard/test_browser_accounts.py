@@ -33,6 +33,7 @@ from arena.storage.database import open_database
 from arena.submission import submit_bot
 from dashboard import remember
 from tests.dashboard.helpers import (
+    BROWSER_TIMEOUT_MS,
     free_port,
     login_cookie,
     settled,
@@ -238,7 +239,9 @@ def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
     _no_exception(page)
     _shot(page, "3-organiser-ran-a-tournament")
 
-    spectator = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
+    spectator_browser = browser.new_context(viewport={"width": 1500, "height": 1100})
+    spectator_browser.set_default_timeout(BROWSER_TIMEOUT_MS)
+    spectator = spectator_browser.new_page()
     spectator.goto(f"{arena.url}/?tournament=browser-cup")
     spectator.get_by_text("Viewing as a spectator").wait_for()
     spectator.get_by_text("6 / 6 games stored").wait_for()

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from arena import storage
 from arena.cli import main
-from arena.cli.tournament import rank_span
+from arena.cli.standings import rank_span
 from arena.ratings.trueskill_model import DEFAULT_MODEL
 from arena.storage.models import RatingSnapshot
 from arena.storage.privacy import HIDDEN, ORGANISER, SPECTATOR

@@ -328,7 +328,10 @@ def test_a_second_stream_is_refused_and_counted_at_the_door(tmp_path: Path) -> N
     on (in process: the counts reach the match's totals)."""
     seats: list[SeatSpec] = [zoo_bot("connflood", tmp_path)]
     seats += [load_manifest(copy_bot(RANDOM_BOT, tmp_path, f"random_{n}")) for n in (1, 2)]
-    result = run(seats, config(games=2))
+    # The three refusals and the flood it starts take seconds on a busy machine, and the
+    # flood slows the others' turns: a timeout would be a fault this test is not about.
+    patient = TimeControl(decision_ms=60_000, bank_ms=0, grace_ms=50, startup_ms=60_000)
+    result = run(seats, config(games=2, time_control=patient))
     assert [r["refused_streams"] for r in result.records] == [[3, 0, 0], [0, 0, 0]]
     assert [stats.refused for stats in result.stats] == [3, 0, 0]
     assert all(record["faults"] == [] for record in result.records)

@@ -28,6 +28,11 @@ RANDOM_BOT = ROOT / "sample_bots" / "random_bot"
 FAST = TimeControl(decision_ms=300, bank_ms=300, grace_ms=50, startup_ms=5000)
 """Short limits (with room for a sandboxed start on a busy CI machine)."""
 
+PATIENT = TimeControl(decision_ms=60_000, bank_ms=0, grace_ms=50, startup_ms=60_000)
+"""Limits no machine reaches, however busy: for the tests whose subject is a sandbox limit,
+not the clock (a hog's allocations or a spinner's wait take seconds when both cores are
+busy, and a timeout would stand in for the crash or the kill the test is about)."""
+
 LIMITS = Limits(
     cpu_seconds=20,
     memory_bytes=256 << 20,

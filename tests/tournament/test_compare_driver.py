@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -18,8 +19,13 @@ from arena import storage
 from arena.game.record import game_record
 from arena.ratings.sprt import SprtSettings, Verdict, run_sequentially
 from arena.storage.database import open_database
-from arena.tournament import compare
-from arena.tournament.executor import ArenaFaultCallback, ExecutorError, ResultCallback
+from arena.tournament import compare, inprocess
+from arena.tournament.executor import (
+    ArenaFaultCallback,
+    ExecutorError,
+    MoreJobs,
+    ResultCallback,
+)
 from arena.tournament.jobs import GameJob
 from tests.dashboard.seed import manifest, play
 
@@ -27,33 +33,30 @@ POLICY = {"cand": "greedy", "base": "random", "x": "greedy", "y": "random"}
 """Bot name -> the built-in policy that plays it (its stored path is ``/bots/<name>``)."""
 
 
-class InProcessExecutor:
-    """Plays jobs one by one in this process, as listed; with *stop_after*, raises
-    ``KeyboardInterrupt`` after that many games (a Ctrl-C); with *drop*, silently skips
-    that game (a broken executor)."""
+def _game(job: GameJob) -> dict[str, Any]:
+    names = [Path(p).name for p in job.bot_paths]
+    state = play("classic", job.seed, job.first_dealer, [POLICY[n] for n in names])
+    return game_record(state, list(job.labels))
+
+
+class InProcessExecutor(inprocess.InProcessExecutor):
+    """The in-process executor, each seat played by the built-in policy its bot's path
+    names, in schedule order; with *stop_after*, raises ``KeyboardInterrupt`` after that
+    many games (a Ctrl-C); with *drop*, silently skips that game (a broken executor)."""
 
     def __init__(self, stop_after: int | None = None, drop: int | None = None) -> None:
-        self.stop_after = stop_after
+        super().__init__(_game, stop_after=stop_after)
         self.drop = drop
-        self.played: list[int] = []
 
     async def run(
         self,
         jobs: Sequence[GameJob],
         on_result: ResultCallback,
         on_arena_fault: ArenaFaultCallback | None = None,
+        more: MoreJobs | None = None,
     ) -> None:
-        for job in jobs:
-            if self.stop_after is not None and len(self.played) == self.stop_after:
-                raise KeyboardInterrupt
-            if job.schedule_index == self.drop:
-                continue
-            names = [Path(p).name for p in job.bot_paths]
-            state = play("classic", job.seed, job.first_dealer, [POLICY[n] for n in names])
-            self.played.append(job.schedule_index)
-            outcome = on_result(job, game_record(state, list(job.labels)))
-            if outcome is not None:
-                await outcome
+        kept = [job for job in jobs if job.schedule_index != self.drop]
+        await super().run(kept, on_result, on_arena_fault, more)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,17 +19,12 @@ from sqlalchemy.engine import Engine
 
 from arena import storage
 from arena.cli import main
-from arena.game.observation import observe
 from arena.game.policies import EpsilonGreedyPolicy, Policy
-from arena.game.record import game_record
-from arena.game.rules import RuleSet
-from arena.game.state import GameState
 from arena.ratings.confidence import p_above_next
 from arena.storage.database import open_database
 from arena.storage.models import BotVersion
 from arena.storage.ratings import recompute_ratings
-from arena.tournament import setup
-from arena.tournament.executor import ArenaFaultCallback, MoreJobs, ResultCallback
+from arena.tournament import inprocess, setup
 from arena.tournament.jobs import GameJob
 from arena.tournament.ladder import LadderProgress, contenders, run_ladder
 from arena.tournament.matchmaker import standings_order
@@ -39,51 +33,21 @@ STRENGTH = {"ace": 0.0, "mid": 0.5, "low": 0.8, "dud": 1.0, "late": 0.2}
 """Each test bot's epsilon (0 = greedy, 1 = random): the true order is by epsilon."""
 
 
-class InProcessExecutor:
-    """Plays jobs one at a time in this process, each seat by its bot's built-in policy (in
-    games of one hand); it
+def _policy(job: GameJob, seat: int) -> Policy:
+    """Each seat by its bot's epsilon-greedy policy, seeded by the game and seat."""
+    return EpsilonGreedyPolicy(
+        STRENGTH[job.labels[seat].split("@")[0]], job.schedule_index * 3 + seat
+    )
+
+
+class InProcessExecutor(inprocess.InProcessExecutor):
+    """The in-process executor, each seat played by its bot's built-in policy in games of
+    one hand (they keep these tests fast; a ladder never looks at how long games are). It
     asks *more* whenever it has nothing left, as the process executor does. *stop_after*
     games, it raises (a run cut off)."""
 
     def __init__(self, stop_after: int | None = None) -> None:
-        self.stop_after = stop_after
-        self.played: list[int] = []
-
-    async def run(
-        self,
-        jobs: Sequence[GameJob],
-        on_result: ResultCallback,
-        on_arena_fault: ArenaFaultCallback | None = None,
-        more: MoreJobs | None = None,
-    ) -> None:
-        waiting = list(jobs)
-        while True:
-            if not waiting:
-                waiting = list(await more()) if more is not None else []
-                if not waiting:
-                    return
-            job = waiting.pop(0)
-            if self.stop_after is not None and len(self.played) >= self.stop_after:
-                raise KeyboardInterrupt
-            outcome = on_result(job, _play(job))
-            if inspect.isawaitable(outcome):
-                await outcome
-            self.played.append(job.schedule_index)
-            await asyncio.sleep(0)  # let a test coroutine act between games
-
-
-def _play(job: GameJob) -> dict[str, Any]:
-    # Games of one hand keep these tests fast; a ladder never looks at how long games are.
-    rules = RuleSet.from_json(job.rules, name=job.ruleset).replace(max_hands=1)
-    state = GameState(rules, job.seed, first_dealer=job.first_dealer, shuffle=job.shuffle)
-    policies: list[Policy] = [
-        EpsilonGreedyPolicy(STRENGTH[label.split("@")[0]], job.schedule_index * 3 + seat)
-        for seat, label in enumerate(job.labels)
-    ]
-    while not state.is_over:
-        seat = state.current_seat
-        state.apply_decision(policies[seat].act(observe(state, seat)))
-    return game_record(state, list(job.labels))
+        super().__init__(inprocess.policy_game(_policy, max_hands=1), stop_after=stop_after)
 
 
 def _version(engine: Engine, name: str, version: str = "1") -> BotVersion:

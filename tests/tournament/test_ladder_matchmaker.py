@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from arena.tournament.executor import _Queue
 from arena.tournament.jobs import GameJob
 from arena.tournament.matchmaker import (
     Contender,
@@ -20,6 +19,7 @@ from arena.tournament.matchmaker import (
     pick_table,
     standings_order,
 )
+from arena.tournament.pool import _Queue
 
 SETTLED = 50
 """Games of a bot past its newcomer phase."""

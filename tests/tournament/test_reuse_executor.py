@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from arena.tournament import executor as executor_module
-from arena.tournament.executor import ExecutorError, PoolExecutor, Slot, WorkerLost, _Queue
+from arena.tournament.executor import ExecutorError, PoolExecutor, Slot, WorkerLost
 from arena.tournament.jobs import GameJob
+from arena.tournament.pool import _Queue
 
 
 def _job(index: int, seed: int, seating: int = 0) -> GameJob:

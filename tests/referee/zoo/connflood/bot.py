@@ -19,6 +19,8 @@ from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
 STREAMS = 3
+STREAM_TIMEOUT_S = 30.0
+"""The referee refuses at once; a busy machine may take seconds to say so."""
 
 FLOOD = """
 import errno, os, socket, sys, time
@@ -73,7 +75,7 @@ def extra_stream(token: str) -> str:
         stub = arena_pb2_grpc.RefereeStub(channel)
         first = pb.BotMessage(hello=convert.hello_to_proto(token, "connflood", "1"))
         try:
-            next(stub.Play(iter([first]), timeout=3.0))
+            next(stub.Play(iter([first]), timeout=STREAM_TIMEOUT_S))
         except grpc.RpcError as exc:
             return exc.code().name
         return "welcome"
