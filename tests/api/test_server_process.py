@@ -95,7 +95,7 @@ def serve(tmp_path: Path, **env: str) -> Iterator[Server]:
 
 def _send_until_answered(port: int, head: bytes, chunk: bytes, total: int) -> bytes:
     """Send *head*, then *chunk* again and again (up to *total* bytes) until the server
-    answers or drops the connection; the answer's first bytes."""
+    answers or drops the connection; the answer, as much of it as came before the close."""
     with socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
         connection.sendall(head)
         sent = 0
@@ -110,7 +110,18 @@ def _send_until_answered(port: int, head: bytes, chunk: bytes, total: int) -> by
             sent += len(chunk)
         assert sent < total, "the server read the whole body"
         connection.settimeout(30)
-        return connection.recv(4096)
+        # The answer may come in several segments (its head, then its body): read until
+        # the server closes the connection, as it does after a 413.
+        answer = b""
+        while len(answer) < 65536:
+            try:
+                piece = connection.recv(4096)
+            except (ConnectionResetError, TimeoutError):
+                break
+            if not piece:
+                break
+            answer += piece
+        return answer
 
 
 def test_an_oversized_body_is_refused_before_it_is_read(tmp_path: Path) -> None:
