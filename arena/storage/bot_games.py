@@ -12,7 +12,6 @@ is :func:`arena.storage.workspace.check_may_read_bot`'s, which the caller asks f
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,7 +24,13 @@ from sqlmodel import col
 from arena.storage.database import database_errors, read_rows
 from arena.storage.models import BotVersion, Game, GameSeat, Tournament
 from arena.storage.privacy import Viewer
-from arena.storage.workspace_games import GameTiming, _visible, timing
+from arena.storage.workspace_games import (
+    GameTiming,
+    _visible,
+    seat_faults,
+    stored_games,
+    timing,
+)
 
 MAX_PAGE: Final = 200
 """The most games one page lists."""
@@ -91,41 +96,21 @@ def bot_games(
     ]
     if not page:
         return []
-    rows = read_rows(
-        engine,
-        sa_select(
-            col(Game.id),
-            col(Tournament.name),
-            col(Tournament.private_to),
-            col(Game.schedule_index),
-            col(Game.created_at),
-            col(Game.seats),
-            col(Game.record),
-        )
-        .join(Tournament, col(Tournament.id) == col(Game.tournament_id))
-        .where(col(Game.id).in_(page))
-        .order_by(col(Game.id).desc()),
-    )
     out = []
-    for game_id, name, private_to, index, created, seats_text, text in rows:
-        by_seat = [int(v) for v in json.loads(seats_text)]
-        seats = tuple(s for s, v in enumerate(by_seat) if v in chosen)
-        record = json.loads(text)
-        faults = sum(
-            1 for f in record.get("faults") or [] if isinstance(f, dict) and f.get("seat") in seats
-        )
-        newest = max(by_seat[s] for s in seats)
+    for game in stored_games(engine, page):
+        seats = tuple(s for s, v in enumerate(game.seats) if v in chosen)
+        newest = max(game.seats[s] for s in seats)
         out.append(
             BotGame(
-                game_id=int(game_id),
-                tournament=str(name),
-                private=private_to is not None,
-                schedule_index=int(index),
-                created_at=created,
+                game_id=game.game_id,
+                tournament=game.tournament,
+                private=game.private,
+                schedule_index=game.schedule_index,
+                created_at=game.created_at,
                 version=labels.get(newest, "?"),
                 seats=seats,
-                faults=faults,
-                timing=timing(record, seats),
+                faults=seat_faults(game.record, seats),
+                timing=timing(game.record, seats),
             )
         )
     return out

@@ -116,6 +116,46 @@ def version_games(
     ]
     if not ids:
         return []
+    out = []
+    for game in stored_games(engine, ids):
+        seats = tuple(s for s, v in enumerate(game.seats) if v == version_id)
+        out.append(
+            VersionGame(
+                game_id=game.game_id,
+                tournament_id=game.tournament_id,
+                tournament=game.tournament,
+                private=game.private,
+                schedule_index=game.schedule_index,
+                created_at=game.created_at,
+                seats=seats,
+                faults=seat_faults(game.record, seats),
+                timing=timing(game.record, seats),
+                time_control=str(game.record.get("time_control") or game.time_control),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A stored game with its tournament's facts and its parsed record, as a page of an
+    author's games needs it (:func:`version_games`, :mod:`arena.storage.bot_games`)."""
+
+    game_id: int
+    tournament_id: int
+    tournament: str
+    private: bool
+    schedule_index: int
+    created_at: datetime
+    seats: tuple[int, ...]
+    """Each seat's bot version id."""
+    record: dict[str, Any]
+    time_control: str
+    """The tournament's time control text."""
+
+
+def stored_games(engine: Engine, ids: Sequence[int]) -> list[StoredGame]:
+    """The stored games *ids*, newest first, in one query."""
     rows = read_rows(
         engine,
         sa_select(
@@ -133,28 +173,27 @@ def version_games(
         .where(col(Game.id).in_(ids))
         .order_by(col(Game.id).desc()),
     )
-    out = []
-    for game_id, tournament_id, name, private_to, index, created, seats_text, text, tc in rows:
-        seats = tuple(s for s, v in enumerate(json.loads(seats_text)) if v == version_id)
-        record = json.loads(text)
-        faults = sum(
-            1 for f in record.get("faults") or [] if isinstance(f, dict) and f.get("seat") in seats
+    return [
+        StoredGame(
+            game_id=int(game_id),
+            tournament_id=int(tournament_id),
+            tournament=str(name),
+            private=private_to is not None,
+            schedule_index=int(index),
+            created_at=created,
+            seats=tuple(int(v) for v in json.loads(seats_text)),
+            record=json.loads(text),
+            time_control=str(tc),
         )
-        out.append(
-            VersionGame(
-                game_id=game_id,
-                tournament_id=tournament_id,
-                tournament=name,
-                private=private_to is not None,
-                schedule_index=index,
-                created_at=created,
-                seats=seats,
-                faults=faults,
-                timing=timing(record, seats),
-                time_control=str(record.get("time_control") or tc),
-            )
-        )
-    return out
+        for game_id, tournament_id, name, private_to, index, created, seats_text, text, tc in rows
+    ]
+
+
+def seat_faults(record: dict[str, Any], seats: Sequence[int]) -> int:
+    """The faults of *seats* in *record*."""
+    return sum(
+        1 for f in record.get("faults") or [] if isinstance(f, dict) and f.get("seat") in seats
+    )
 
 
 def timing(record: dict[str, Any], seats: Sequence[int]) -> GameTiming:
