@@ -26,8 +26,12 @@ PYTEST_WORKERS ?= 2
 # less the long random-playout tests marked slow.
 FAST_TIER := not processes and not browser and not postgres and not ray and not slow
 # pytest with the workers above; exit code 5 (no tests collected) is a failure here.
+# PYTHONDONTWRITEBYTECODE is cleared for pytest itself (set, as in some CI images and
+# containers, it stops pytest caching its assertion rewrites, and every worker rewrites
+# every test module again: 7 s of collection each instead of 2). Bots never inherit it
+# from here: the arena sets their environment (docs/protocol.md).
 define run_pytest
-	@status=0; $(BIN)/pytest -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal) $(1) $(PYTEST_ARGS) || status=$$?; \
+	@status=0; PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal) $(1) $(PYTEST_ARGS) || status=$$?; \
 	if [ "$$status" -eq 5 ]; then \
 		echo "error: pytest collected no tests (exit code 5). 'make $@' must run tests; check tests/ and PYTEST_ARGS." >&2; \
 		exit 1; \

@@ -33,6 +33,7 @@ import json
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -89,7 +90,9 @@ class Tickets:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._lock = threading.Lock()
-        self._tickets: dict[str, tuple[Tokens, float]] = {}
+        # Oldest first: every ticket lives TICKET_SECONDS on a monotonic clock, so the
+        # order of issue is also the order of expiry, and both ends are O(1).
+        self._tickets: OrderedDict[str, tuple[Tokens, float]] = OrderedDict()
 
     def issue(self, token: str, device: str | None = None) -> str:
         """A new ticket for session *token* (and the browser's *device* token)."""
@@ -97,7 +100,7 @@ class Tickets:
         with self._lock:
             self._drop_expired()
             if len(self._tickets) >= MAX_TICKETS:
-                self._tickets.pop(next(iter(self._tickets)))  # the oldest
+                self._tickets.popitem(last=False)  # the oldest
             self._tickets[ticket] = (Tokens(token, device), self._clock() + TICKET_SECONDS)
         return ticket
 
@@ -111,9 +114,14 @@ class Tickets:
         return tokens if self._clock() < expires else None
 
     def _drop_expired(self) -> None:
+        """Drop the expired tickets, oldest first; stop at the first live one (a scan of
+        all of them at every issue made a full store cost 10,000 steps a login)."""
         now = self._clock()
-        for ticket in [t for t, (_, expires) in self._tickets.items() if expires <= now]:
-            del self._tickets[ticket]
+        while self._tickets:
+            _, (_, expires) = next(iter(self._tickets.items()))
+            if expires > now:
+                return
+            self._tickets.popitem(last=False)
 
 
 TICKETS: Final = Tickets()

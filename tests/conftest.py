@@ -10,12 +10,20 @@ listens only on a Unix socket inside it and is stopped and deleted at the end.
 a SQLAlchemy URL whose connections use only that schema (``search_path`` in the URL);
 the schema is dropped afterwards (``postgres_schemas`` makes more than one).
 
-``database_url`` runs a test twice: on an empty SQLite file and on an empty PostgreSQL
-schema; ``second_database_url`` is one more empty database on the same backend.
+``database_url`` runs a test twice: on a SQLite file (already migrated: a copy of a
+template, tests/migrated_sqlite.py) and on an empty PostgreSQL schema;
+``second_database_url`` is one more database on the same backend; ``empty_database_url``
+is an empty one, for the tests of creating and migrating a database.
 
 Test tiers: ``pytest_collection_modifyitems`` marks every test by what it starts
 (``processes``, ``browser``, ``postgres``, ``ray``), and a test marked with none of them
 may start no process at all (tests/process_guard.py). ``make check`` runs those.
+
+Passwords: every test hashes with argon2id at its least cost (``cheap_argon2``), unless it
+is marked ``real_argon2``. The arena's parameters (64 MiB, 3 passes, 4 lanes) cost about
+0.15 s of CPU a hash; what most tests check is which attempts are verified and what
+follows, not the hash's cost, and a throttle test verifies dozens. Processes a test starts
+(the CLI, the dashboard, the API server) hash with the real parameters.
 
 Environment:
 
@@ -27,6 +35,8 @@ Environment:
 
 from __future__ import annotations
 
+import functools
+import gc
 import logging
 import os
 import shutil
@@ -38,11 +48,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from arena.accounts import passwords
 from arena.protocol.grpc_env import configure_grpc
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.process_guard import MESSAGE, refusing_processes
 
 # The test run is an entry point: gRPC's settings go in place before any test module
@@ -172,7 +186,19 @@ def postgres_url(postgres_schemas: Callable[[], str]) -> str:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty database, once as a SQLite file and once on the PostgreSQL test server."""
+    """A database, once as a SQLite file and once on the PostgreSQL test server.
+
+    The SQLite file is already migrated (a copy of a template: tests/migrated_sqlite.py);
+    the PostgreSQL schema is empty, and the test's ``open_database`` migrates it."""
+    if request.param == "sqlite":
+        return migrated_sqlite_url(tmp_path / "arena.db")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database (no file yet, or an empty schema): for tests of creating one."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'arena.db'}"
     url: str = request.getfixturevalue("postgres_url")
@@ -181,11 +207,60 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def second_database_url(database_url: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Another empty database on the same backend as ``database_url``."""
+    """Another database on the same backend as ``database_url``."""
     if database_url.startswith("sqlite"):
-        return f"sqlite:///{tmp_path / 'second.db'}"
+        return migrated_sqlite_url(tmp_path / "second.db")
     factory: Callable[[], str] = request.getfixturevalue("postgres_schemas")
     return factory()
+
+
+GC_THRESHOLDS = (50_000, 20, 100)
+"""The garbage collector's thresholds while tests run (Python's default: 700, 10, 10).
+SQLAlchemy, Streamlit and hypothesis allocate by the million, and with the defaults the
+collector ran 5,400 times in 500 storage, API and page tests and took 12% of their time;
+with these, 580 times and 4%. Objects still go at once when their last reference does:
+only garbage in reference cycles waits longer."""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Everything imported and collected so far lives until the end: freeze it (the
+    collector no longer walks it) and collect less often from here on."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+@pytest.fixture(autouse=True)
+def cheap_argon2(request: pytest.FixtureRequest) -> Iterator[None]:
+    """argon2id at its least cost in this process, unless the test is marked ``real_argon2``."""
+    if request.node.get_closest_marker("real_argon2") is not None:
+        yield
+        return
+    cheap = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=8, parallelism=1),))
+    passwords._hasher.cache_clear()
+    passwords._decoy.cache_clear()
+    original = passwords._hasher
+    passwords._hasher = lambda: cheap  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        passwords._hasher = original
+        passwords._decoy.cache_clear()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def streamlit_components_scanned_once() -> Iterator[None]:
+    """Streamlit's AppTest scans every installed distribution's metadata for components
+    at each run (0.4 s here, a fifth of a typical page test); what is installed does not
+    change during a test session, so the first scan's answer is kept."""
+    from streamlit.components.v2 import manifest_scanner  # noqa: PLC0415
+
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        manifest_scanner.scan_component_manifests = scan  # type: ignore[assignment]
 
 
 # ---------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from arena.accounts import admin
 from arena.cli import main
 from arena.storage.database import open_database
 from arena.submission import submit_bot
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bots"
@@ -131,7 +132,7 @@ def make_canary_arena(root: Path) -> CanaryArena:
     """Build the arena described in the module docstring under *root* (about a minute:
     four smoke games and six tournament games with real bot processes)."""
     canary = f"CANARY-{uuid.uuid4().hex}"
-    url = f"sqlite:///{root / 'arena.db'}"
+    url = migrated_sqlite_url(root / "arena.db")
     data = root / "data"
     engine = open_database(url)
     local = storage.actor(engine)

@@ -1,5 +1,5 @@
-"""Hostile input to the command line: one clear line, exit status 2, nothing stored
-(issue 10, finding 6). Each test has a control showing the input really hurts the layer
+"""Hostile input to the command line: one clear line, exit status 2, nothing stored.
+Each test has a control showing the input really hurts the layer
 below when nothing checks it."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from arena import storage
 from arena.cli import main
 from arena.referee.manifest import ManifestError, load_manifest
 from arena.storage.database import open_database
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM = ROOT / "sample_bots" / "random_bot"
@@ -44,7 +45,7 @@ def copy_bot(tmp_path: Path, name: str = "bot") -> Path:
 
 
 def test_replay_of_a_huge_game_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     assert main(["replay", "99999999999999999999999", "--db", url]) == 2
     one_line_error(capsys, "GAME_ID", "99999999999999999999999")
     assert main(["replay", "0", "--db", url]) == 2

@@ -17,6 +17,7 @@ from arena.referee.errors import ArenaFault
 from arena.referee.manifest import load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
 from arena.storage.database import open_database
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.test_bad_input import copy_bot, one_line_error
 
 
@@ -30,7 +31,7 @@ def _with_manifest_line(tmp_path: Path, key: str, value: str) -> Path:
 
 
 def _stored_bots(data: Path) -> list[str]:
-    engine = open_database(f"sqlite:///{data / 'arena.db'}")
+    engine = open_database(migrated_sqlite_url(data / "arena.db"))
     try:
         return [bot.name for bot in storage.list_bots(engine)]
     finally:

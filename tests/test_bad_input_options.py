@@ -31,6 +31,7 @@ from arena.storage.database import open_database
 from arena.tournament.deals import SEED_MAX
 from arena.tournament.executor import LocalProcessExecutor
 from arena.v1 import arena_pb2 as pb
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.test_bad_input import RANDOM, one_line_error
 
 BOTS = ("opt_a", "opt_b", "opt_c", "opt_d")
@@ -41,7 +42,7 @@ BOTS = ("opt_a", "opt_b", "opt_c", "opt_d")
 def arena_db(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """``--db URL --data DIR`` of a database holding :data:`BOTS`, and no tournament."""
     root = tmp_path_factory.mktemp("options")
-    db = ["--db", f"sqlite:///{root / 'arena.db'}", "--data", str(root / "data")]
+    db = ["--db", migrated_sqlite_url(root / "arena.db"), "--data", str(root / "data")]
     for name in BOTS:
         bot = root / "src" / name
         shutil.copytree(RANDOM, bot)
@@ -253,7 +254,7 @@ def test_a_ray_address_from_the_environment_is_not_refused(
     """A shell (or a Ray node) exports the address for every command: the local executor
     must stay usable there, so the command goes on (to the unknown tournament here)."""
     monkeypatch.setenv(variable, "1.2.3.4:1")
-    db = ["--db", f"sqlite:///{tmp_path / 'arena.db'}", "--data", str(tmp_path / "data")]
+    db = ["--db", migrated_sqlite_url(tmp_path / "arena.db"), "--data", str(tmp_path / "data")]
     assert main(["tournament", "run", "nothing", *db]) == 1
     one_line_error(capsys, "no tournament named 'nothing'")
 

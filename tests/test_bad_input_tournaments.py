@@ -26,6 +26,7 @@ from arena.storage.models import Game, Tournament, TournamentCreate
 from arena.storage.tournaments import check_tournament_name
 from arena.tournament import setup
 from arena.tournament.runner import tournament_rules
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.storage.helpers import make_record, store
 from tests.test_bad_input import one_line_error
 
@@ -34,7 +35,7 @@ BOTS = ("ace", "mid", "dud")
 
 @pytest.fixture
 def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'arena.db'}"
+    return migrated_sqlite_url(tmp_path / "arena.db")
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Stored versions cannot change: an unambiguous checksum, folders never replaced, tampering
-caught when a version is loaded (issue 10, finding 5).
+caught when a version is loaded.
 
 Real submissions through :func:`arena.submission.submit_bot` (real build, real smoke game
 through the referee) on SQLite and PostgreSQL.

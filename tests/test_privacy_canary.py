@@ -1,4 +1,4 @@
-"""The canary test (issue 29): a bot's stderr and its faults' details reach its owner and
+"""The canary test: a bot's stderr and its faults' details reach its owner and
 organisers only.
 
 A real bot prints a unique canary on stdout and stderr and times out in every game of a

@@ -32,6 +32,10 @@ class Suit(IntEnum):
         return self.name
 
 
+_SUITS: Final = tuple(Suit)
+"""The suits by value (``_SUITS[n] is Suit(n)``)."""
+
+
 class Card(int):
     """One of the 52 cards; compare and sort as its index (suit, then rank)."""
 
@@ -39,8 +43,9 @@ class Card(int):
 
     @property
     def suit(self) -> Suit:
-        """The card's suit."""
-        return Suit(self // 13)
+        """The card's suit (a tuple lookup: ``Suit(n)`` costs an enum call, and the
+        built-in policies ask a few million times in a test run)."""
+        return _SUITS[self // 13]
 
     @property
     def rank(self) -> int:

@@ -16,6 +16,7 @@ from arena.cli import main
 from arena.storage import open_database
 from arena.storage.settings import get_setting
 from arena.storage.users import find_user
+from tests.migrated_sqlite import migrated_sqlite_url
 
 
 def _arena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -26,7 +27,7 @@ def _arena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
 
 @pytest.fixture
 def where(tmp_path: Path) -> tuple[str, ...]:
-    return ("--db", f"sqlite:///{tmp_path / 'arena.db'}", "--data", str(tmp_path / "data"))
+    return ("--db", migrated_sqlite_url(tmp_path / "arena.db"), "--data", str(tmp_path / "data"))
 
 
 def test_settings_show_and_set_the_join_mode(

@@ -18,6 +18,7 @@ from arena.accounts import admin
 from arena.cli import main
 from arena.storage import open_database
 from arena.storage.users import find_user
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.storage.test_migration_0002 import _alembic
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
@@ -52,7 +53,7 @@ def _arena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
 def test_a_second_users_cli_submission_under_an_owned_name_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     where = ("--db", url, "--data", str(tmp_path / "data"))
     for name in ("alice", "bob"):
         code, out, _ = _arena(capsys, "user", "add", name, "--role", "participant", *where)
@@ -113,7 +114,7 @@ def test_the_owner_check_holds_inside_the_storing_transaction(engine: Engine) ->
 def test_roles_decide_who_runs_tournaments_and_manages_accounts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     where = ("--db", url, "--data", str(tmp_path / "data"))
     engine = open_database(url)
     admin.add_user(engine, storage.actor(engine), "alice", "participant")
@@ -158,7 +159,7 @@ def test_a_reset_password_replaces_the_old_one(
 ) -> None:
     from arena.accounts.passwords import verify  # noqa: PLC0415
 
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     where = ("--db", url, "--data", str(tmp_path / "data"))
     first = _arena(capsys, "user", "add", "alice", "--role", "organiser", *where)[1].split()[-1]
     second = _arena(capsys, "user", "reset", "alice", *where)[1].split()[-1]

@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from arena.cli import main
 from arena.storage import open_database
 from arena.storage.tokens import TokenRefused, authenticate_token, hash_secret
+from tests.migrated_sqlite import migrated_sqlite_url
 
 SECRET = re.compile(r"a952_[A-Za-z0-9_-]{43}")
 
@@ -28,7 +29,7 @@ def _arena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
 
 @pytest.fixture
 def where(tmp_path: Path) -> tuple[str, ...]:
-    return ("--db", f"sqlite:///{tmp_path / 'arena.db'}", "--data", str(tmp_path / "data"))
+    return ("--db", migrated_sqlite_url(tmp_path / "arena.db"), "--data", str(tmp_path / "data"))
 
 
 @pytest.fixture

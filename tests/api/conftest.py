@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.support import World, make_world
+from tests.migrated_sqlite import migrated_sqlite_url
 
 
 @pytest.fixture
@@ -22,6 +23,6 @@ def world(database_url: str, tmp_path: Path) -> Iterator[World]:
 @pytest.fixture
 def sqlite_world(tmp_path: Path) -> Iterator[World]:
     """The world on SQLite only."""
-    made = make_world(f"sqlite:///{tmp_path / 'arena.db'}", tmp_path / "data")
+    made = make_world(migrated_sqlite_url(tmp_path / "arena.db"), tmp_path / "data")
     yield made
     made.engine.dispose()

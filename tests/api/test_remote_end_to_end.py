@@ -32,6 +32,7 @@ from arena.storage.database import open_database
 from arena.storage.tokens import create_token
 from arena.storage.users import actor_of, create_user
 from tests.dashboard.helpers import free_port
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -88,7 +89,7 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
     """``arena api`` on a free port, its own SQLite database and data directory, with
     participants alice and bob, each holding a read+submit token."""
     folder = tmp_path_factory.mktemp("api")
-    database = f"sqlite:///{folder / 'arena.db'}"
+    database = migrated_sqlite_url(folder / "arena.db")
     data = folder / "data"
     engine = open_database(database)
     tokens = {}

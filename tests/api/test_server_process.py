@@ -31,6 +31,7 @@ from arena.storage.database import open_database
 from arena.storage.tokens import create_token
 from arena.storage.users import actor_of, create_user
 from tests.dashboard.helpers import free_port
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 START_S = 120
@@ -57,7 +58,7 @@ def serve(tmp_path: Path, **env: str) -> Iterator[Server]:
     """``python -m arena.cli api`` on a free port of a fresh arena with user ``alice`` and
     her token; stopped (SIGINT, as Ctrl-C) afterwards."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     engine = open_database(url)
     user = create_user(engine, "alice", "participant", None)
     secret, _ = create_token(engine, actor_of(user), owner="alice", name="t", scopes="read submit")

@@ -37,6 +37,7 @@ from arena.storage.database import open_database
 from arena.storage.settings import set_setting
 from arena.submission import submit_bot
 from tests.dashboard.helpers import free_port, settled, upload_then_submit, wait_for_url
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -111,7 +112,7 @@ def _start(hosted: Hosted, name: str, *args: str) -> subprocess.Popen[bytes]:
 def hosted_arena(folder: Path) -> Iterator[Hosted]:
     """A fresh arena that takes invitations, with an open ladder of three house bots being
     played by a following runner, and its dashboard; everything stopped on exit."""
-    database = f"sqlite:///{folder / 'arena.db'}"
+    database = migrated_sqlite_url(folder / "arena.db")
     data = folder / "data"
     engine = open_database(database)
     organiser = storage.actor(engine)

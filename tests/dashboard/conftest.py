@@ -17,7 +17,8 @@ from arena.submission import submit_bot
 from tests.conftest import PostgresServer, _admin_engine, postgres_unavailable
 from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.helpers import BROWSER_TIMEOUT_MS
-from tests.dashboard.seed import Seeded, seed_database
+from tests.dashboard.seed import Seeded, seed_database, seeded_sqlite
+from tests.migrated_sqlite import migrated_sqlite_url
 
 
 def _postgres_url(request: pytest.FixtureRequest) -> tuple[str, str, PostgresServer]:
@@ -41,7 +42,7 @@ def seeded_any(
 ) -> Iterator[Seeded]:
     """The seeded database on SQLite, then on PostgreSQL (same data on both)."""
     if request.param == "sqlite":
-        seeded = seed_database(f"sqlite:///{tmp_path_factory.mktemp('seed') / 'arena.db'}")
+        seeded = seeded_sqlite(tmp_path_factory.mktemp("seed") / "arena.db")
         yield seeded
         seeded.engine.dispose()
         return
@@ -61,7 +62,7 @@ def seeded_any(
 @pytest.fixture(scope="module")
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
     """The seeded database on SQLite (for the page tests)."""
-    seeded = seed_database(f"sqlite:///{tmp_path_factory.mktemp('seed') / 'arena.db'}")
+    seeded = seeded_sqlite(tmp_path_factory.mktemp("seed") / "arena.db")
     yield seeded
     seeded.engine.dispose()
 
@@ -75,7 +76,7 @@ def tournaments_page(
 ) -> Iterator[tuple[AppTest, Engine]]:
     """The Tournaments page of a fresh arena holding the three Python sample bots, seen by
     the organiser ``org`` (logged in), and the engine of its database."""
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     data = tmp_path / "data"
     engine = open_database(url)
     for bot in ("random_bot", "heuristic_bot", "greedy_bot"):

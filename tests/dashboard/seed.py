@@ -8,9 +8,15 @@ records, real ratings. Two records carry a fault (with the referee's ``stderr_ta
 
 from __future__ import annotations
 
+import atexit
+import copy
+import dataclasses
 import hashlib
 import json
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -24,6 +30,7 @@ from arena.simulate import make_policies
 from arena.storage.database import open_database
 from arena.tournament.formats import get_format
 from arena.tournament.runner import store_game
+from tests.migrated_sqlite import migrated_sqlite_url
 
 BOTS = (("alpha", "greedy"), ("bravo", "random"), ("charlie", "greedy"), ("delta", "random"))
 """(bot name, built-in policy that plays it)."""
@@ -130,6 +137,51 @@ def seed_database(
     seeded.created_id = tournament("fresh", "created", 13, 0, False)
     seeded.game_ids = storage.tournament_game_ids(engine, seeded.tournament_id)
     return seeded
+
+
+_TEMPLATES: dict[tuple[int, int, tuple[int, ...]], tuple[Path, Seeded]] = {}
+"""This test process's seeded SQLite files, by the options they were seeded with."""
+
+
+def seeded_sqlite(
+    path: Path, *, boards: int = 1, running_games: int = 6, fault_games: tuple[int, ...] = (2, 9)
+) -> Seeded:
+    """:func:`seed_database` on a SQLite file at *path*, in milliseconds after the first.
+
+    Seeding plays 30 or more games (half a second of CPU), and the dashboard's test
+    modules each want the same deterministic database. So each test process seeds one file
+    per set of options and hands out byte copies of it, with what was stored (ids, records)
+    copied too: a test may change its copy as it likes.
+    """
+    key = (boards, running_games, fault_games)
+    if key not in _TEMPLATES:
+        folder = Path(tempfile.mkdtemp(prefix="arena-test-seeded-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        template = folder / "arena.db"
+        made = seed_database(
+            migrated_sqlite_url(template),
+            boards=boards,
+            running_games=running_games,
+            fault_games=fault_games,
+        )
+        with made.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        made.engine.dispose()
+        _TEMPLATES[key] = (template, made)
+    template, made = _TEMPLATES[key]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, path)
+    url = f"sqlite:///{path}"
+    return dataclasses.replace(
+        made,
+        url=url,
+        engine=open_database(url),
+        versions=dict(made.versions),
+        labels=dict(made.labels),
+        records=copy.deepcopy(made.records),
+        game_ids=list(made.game_ids),
+        faulted=list(made.faulted),
+    )
 
 
 def store_next_game(seeded: Seeded, tournament_id: int) -> None:

@@ -149,7 +149,7 @@ def test_a_zip_without_unix_modes(tmp_path: Path) -> None:
     assert (root / "bot.toml").read_bytes() == MANIFEST
 
 
-# ---------------------------------------------------- hostile uploads (issue 10, finding 6)
+# --------------------------------------------------------------------- hostile uploads
 
 
 def zip_entries(entries: list[tuple[str, bytes]]) -> bytes:

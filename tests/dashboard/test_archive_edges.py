@@ -23,6 +23,7 @@ from arena.storage.database import open_database
 from dashboard import actions
 from tests.dashboard.accounts_support import add_account
 from tests.dashboard.test_archive import MANIFEST, make_zip
+from tests.migrated_sqlite import migrated_sqlite_url
 
 PRE_FIX_UNPACK_ERRORS = (
     tarfile.TarError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError,
@@ -118,7 +119,7 @@ def test_an_archive_of_only_hidden_entries_holds_no_files(tmp_path: Path) -> Non
 
 @pytest.fixture
 def uploader(tmp_path: Path) -> tuple[Engine, storage.Actor]:
-    engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    engine = open_database(migrated_sqlite_url(tmp_path / "arena.db"))
     add_account(engine, "uploader", "participant")
     return engine, storage.actor(engine, "uploader")
 

@@ -41,6 +41,7 @@ from tests.dashboard.helpers import (
     wait_for_url,
 )
 from tests.dashboard.test_browser import ARTIFACTS
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -65,7 +66,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     start inside Playwright's.) A fresh arena: the three Python sample bots (the host's), an organiser ``olga``,
     participants ``alice`` and ``bob``, and ``arena dashboard`` serving it."""
     data = tmp_path_factory.mktemp("accounts")
-    database = f"sqlite:///{data / 'arena.db'}"
+    database = migrated_sqlite_url(data / "arena.db")
     engine = open_database(database)
     for bot in ("random_bot", "greedy_bot", "heuristic_bot"):
         submit_bot(engine, SAMPLES / bot, data / "data")

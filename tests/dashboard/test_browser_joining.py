@@ -22,6 +22,7 @@ from arena.storage.settings import set_setting
 from arena.storage.users import find_user
 from tests.dashboard.helpers import served_dashboard, settled
 from tests.dashboard.test_browser import ARTIFACTS
+from tests.migrated_sqlite import migrated_sqlite_url
 
 NEW_PASSWORD = "a long walk in the park"
 
@@ -41,7 +42,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     """A fresh arena that takes invitations, with one code and the participant ``fresh``
     (made by ``arena user add``: must replace the password), served by ``arena dashboard``."""
     data = tmp_path_factory.mktemp("joining")
-    database = f"sqlite:///{data / 'arena.db'}"
+    database = migrated_sqlite_url(data / "arena.db")
     engine = open_database(database)
     local = storage.actor(engine)
     set_setting(engine, "join", "invite", local.id)

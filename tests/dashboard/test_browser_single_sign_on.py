@@ -26,6 +26,7 @@ from arena.accounts import admin
 from arena.storage.database import open_database
 from dashboard import remember
 from tests.dashboard.helpers import free_port, login_cookie, wait_for_url
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +58,7 @@ def provider() -> Iterator[int]:
 def arena(provider: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SingleSignOn]:
     """``arena dashboard`` configured for the provider; ``alice@example.org`` is alice's."""
     home = tmp_path_factory.mktemp("sso")
-    database = f"sqlite:///{home / 'arena.db'}"
+    database = migrated_sqlite_url(home / "arena.db")
     engine = open_database(database)
     admin.add_user(engine, storage.actor(engine), "alice", "participant", "alice@example.org")
     engine.dispose()

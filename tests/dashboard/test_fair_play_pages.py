@@ -1,4 +1,4 @@
-"""The dashboard side of issue 10: tournaments it creates deal from a secret by default (no
+"""Fair play on the dashboard: tournaments it creates deal from a secret by default (no
 visible seed; a reproducible seed is an explicit opt-in that says the deals are
 predictable), the secret is never on a page, and arena faults are shown with the standings.
 """

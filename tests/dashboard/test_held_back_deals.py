@@ -28,6 +28,7 @@ from arena.tournament.runner import store_game
 from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.seed import BOTS, STDERR, manifest, play
 from tests.dashboard.test_pages import texts
+from tests.migrated_sqlite import migrated_sqlite_url
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 FAULTED = 7
@@ -72,7 +73,7 @@ class Cup:
 
 
 def _make_cup(tmp_path: Path, deal_scope: str, seed: int | None) -> Cup:
-    engine = storage.open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    engine = storage.open_database(migrated_sqlite_url(tmp_path / "arena.db"))
     ids = []
     for name, _ in BOTS:
         digest = hashlib.sha256(name.encode()).hexdigest()

@@ -33,7 +33,7 @@ from dashboard import actions
 from dashboard import text as dashboard_text
 from dashboard.text import JOINER, code, md
 from tests.dashboard.accounts_support import add_account, log_in
-from tests.dashboard.seed import Seeded, seed_database
+from tests.dashboard.seed import Seeded, seeded_sqlite
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
@@ -144,7 +144,7 @@ def test_code_spans_hold_backticks() -> None:
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
     """The seeded database with hostile versions, tournament name and fault details, a
     ladder and a version test of those versions."""
-    seeded = seed_database(f"sqlite:///{tmp_path_factory.mktemp('hostile') / 'arena.db'}")
+    seeded = seeded_sqlite(tmp_path_factory.mktemp("hostile") / "arena.db")
     with seeded.engine.begin() as db:
         for name, version_id in seeded.versions.items():
             db.execute(

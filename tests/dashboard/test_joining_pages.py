@@ -21,6 +21,7 @@ from arena.storage.users import find_user
 from dashboard import auth
 from tests.dashboard.accounts_support import add_account, log_in, logged_in_line
 from tests.dashboard.test_pages import texts
+from tests.migrated_sqlite import migrated_sqlite_url
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 NEW_PASSWORD = "a long walk in the park"
@@ -29,7 +30,7 @@ NEW_PASSWORD = "a long walk in the park"
 @pytest.fixture
 def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     """A fresh, empty arena the dashboard serves (``ARENA_DB``)."""
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     engine = open_database(url)
     monkeypatch.setenv("ARENA_DB", url)
     monkeypatch.setenv("ARENA_DATA", str(tmp_path / "data"))

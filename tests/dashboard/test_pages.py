@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from arena import storage
 from dashboard import actions
 from tests.dashboard.accounts_support import add_account, log_in
-from tests.dashboard.seed import STDERR, Seeded, seed_database
+from tests.dashboard.seed import STDERR, Seeded, seeded_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
@@ -76,7 +76,7 @@ def test_standings(open_app: Any, seeded: Seeded) -> None:
 def test_standings_follow_a_running_tournament(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    seeded = seed_database(f"sqlite:///{tmp_path / 'live.db'}", running_games=6)
+    seeded = seeded_sqlite(tmp_path / "live.db", running_games=6)
     monkeypatch.setenv("ARENA_DB", seeded.url)
     app = AppTest.from_file(str(APP), default_timeout=60)
     app.query_params["tournament"] = "live"

@@ -18,7 +18,7 @@ from arena.cli.standings import rank_span
 from arena.ratings.trueskill_model import DEFAULT_MODEL
 from arena.storage.models import RatingSnapshot
 from arena.storage.privacy import HIDDEN, ORGANISER, SPECTATOR
-from tests.dashboard.seed import STDERR, Seeded
+from tests.dashboard.seed import STDERR, Seeded, seeded_sqlite
 
 
 def seats_of(seeded: Seeded, index: int) -> list[int]:
@@ -104,9 +104,8 @@ def test_head_to_head_matches_the_records(seeded_any: Seeded) -> None:
 
 
 def test_head_to_head_interval_over_several_boards(tmp_path: Any) -> None:
-    from tests.dashboard.seed import seed_database  # noqa: PLC0415
 
-    seeded = seed_database(f"sqlite:///{tmp_path / 'two.db'}", boards=2, running_games=0)
+    seeded = seeded_sqlite(tmp_path / "two.db", boards=2, running_games=0)
     pairs = storage.head_to_head(seeded.engine, seeded.tournament_id)
     # Each pair sits at 2 of the 4 tables: 2 boards x 2 tables, 6 games each.
     assert all(p.boards == 4 and p.games == 24 for p in pairs)

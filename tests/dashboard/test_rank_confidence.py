@@ -16,7 +16,7 @@ from arena import storage
 from arena.cli import main
 from arena.ratings import Rating, p_above_next, rank_intervals
 from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
-from tests.dashboard.seed import Seeded, seed_database
+from tests.dashboard.seed import Seeded, seeded_sqlite
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
@@ -99,7 +99,7 @@ def test_standings_say_when_the_ratings_cover_fewer_games_than_are_stored(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # ``live`` has 7 stored games: one whole board, rated, and one game of the next board.
-    seeded = seed_database(f"sqlite:///{tmp_path / 'lag.db'}", running_games=7)
+    seeded = seeded_sqlite(tmp_path / "lag.db", running_games=7)
     try:
         assert main(["standings", "live", "--db", seeded.url]) == 0
         out = " ".join(capsys.readouterr().out.split())

@@ -30,6 +30,7 @@ from websockets.sync.client import connect
 from arena.storage.database import open_database
 from tests.dashboard.helpers import free_port
 from tests.dashboard.test_web_exposure import NO_TARPIT, _rerun_message, _start, _stop
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "docker" / "nginx.conf"
@@ -74,7 +75,7 @@ def _config(prefix: Path, listen: int, upstream: int) -> Path:
 def proxied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxied]:
     nginx = _nginx()
     data = tmp_path_factory.mktemp("proxied")
-    open_database(f"sqlite:///{data / 'arena.db'}").dispose()
+    open_database(migrated_sqlite_url(data / "arena.db")).dispose()
     listen = free_port()
     env = {
         "ARENA_TRUSTED_PROXIES": "127.0.0.1",

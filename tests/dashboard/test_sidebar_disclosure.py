@@ -12,6 +12,7 @@ from arena.storage import Actor
 from arena.storage.database import open_database
 from dashboard import auth
 from tests.dashboard.accounts_support import add_account, log_in, logged_in_line
+from tests.migrated_sqlite import migrated_sqlite_url
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
@@ -26,7 +27,7 @@ def sidebar_text(app: AppTest) -> str:
 @pytest.fixture
 def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict[str, str]]:
     """A fresh arena's database path and the passwords of ``org`` and ``player``."""
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     monkeypatch.setenv("ARENA_DB", url)
     monkeypatch.setenv("ARENA_DATA", str(tmp_path / "data"))
     engine = open_database(url)

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from arena import storage
 from arena.storage import open_database
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.storage.test_withdraw import _ladder, _user, _version
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -18,7 +19,7 @@ APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 def test_a_withdrawn_entrant_is_marked_and_the_others_are_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     engine = open_database(url)
     alice, bob = _user(engine, "alice"), _user(engine, "bob")
     withdrawn = _version(engine, "alice_bot", "1", alice)

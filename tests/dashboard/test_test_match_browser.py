@@ -20,6 +20,7 @@ from arena.storage.database import open_database
 from arena.submission import submit_bot
 from tests.dashboard.helpers import served_dashboard, settled
 from tests.dashboard.test_browser import ARTIFACTS
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_MS = 240_000
@@ -39,7 +40,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     with participant ``alice`` and her bot (random_bot's code), served by ``arena
     dashboard``."""
     folder = tmp_path_factory.mktemp("test-match-browser")
-    database = f"sqlite:///{folder / 'arena.db'}"
+    database = migrated_sqlite_url(folder / "arena.db")
     engine = open_database(database)
     copy = folder / "alice_bot"
     shutil.copytree(ROOT / "sample_bots" / "random_bot", copy)

@@ -21,6 +21,7 @@ from arena.storage.tokens import TokenRefused, authenticate_token, create_token,
 from dashboard import auth
 from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.test_pages import texts
+from tests.migrated_sqlite import migrated_sqlite_url
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 SECRET = re.compile(r"a952_[A-Za-z0-9_-]{43}")
@@ -30,7 +31,7 @@ CREATE = "FormSubmitter:token_create-Create token"
 @pytest.fixture
 def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     """A fresh arena the dashboard serves (``ARENA_DB``)."""
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     engine = open_database(url)
     monkeypatch.setenv("ARENA_DB", url)
     monkeypatch.setenv("ARENA_DATA", str(tmp_path / "data"))

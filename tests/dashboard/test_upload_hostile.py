@@ -1,5 +1,5 @@
 """Hostile uploads on the Bots page under Streamlit's ``AppTest``: one clear line on the
-page, no exception, nothing stored (issue 10, finding 6)."""
+page, no exception, nothing stored."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from arena import storage
 from arena.storage.database import open_database
 from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.test_archive import MANIFEST, latin1_tar, zip_entries
+from tests.migrated_sqlite import migrated_sqlite_url
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
@@ -40,7 +41,7 @@ UPLOADS = {
 def test_a_hostile_upload_is_one_line_on_the_page(
     case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     data = tmp_path / "data"
     monkeypatch.setenv("ARENA_DB", url)
     monkeypatch.setenv("ARENA_DATA", str(data))

@@ -41,6 +41,7 @@ from arena import storage
 from arena.accounts import admin, logins
 from arena.storage.database import open_database
 from tests.dashboard.helpers import free_port, wait_for_url
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_TARPIT = {"ARENA_DASHBOARD_REFUSAL_DELAY_S": "0"}
@@ -59,7 +60,7 @@ class Dashboard:
 def _start(
     data: Path, extra_env: dict[str, str], database: str | None = None
 ) -> tuple[subprocess.Popen[bytes], str, Path]:
-    database = database or f"sqlite:///{data / 'arena.db'}"
+    database = database or migrated_sqlite_url(data / "arena.db")
     port = free_port()
     log = data / f"dashboard-{port}.log"
     with log.open("w") as out:
@@ -90,7 +91,7 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
     """A fresh arena with the organiser ``olga``, served with the default settings and a
     small session limit (3 per client)."""
     data = tmp_path_factory.mktemp("exposure")
-    database = f"sqlite:///{data / 'arena.db'}"
+    database = migrated_sqlite_url(data / "arena.db")
     engine = open_database(database)
     password = admin.add_user(engine, storage.actor(engine), "olga", "organiser")
     engine.dispose()
@@ -301,7 +302,7 @@ def test_forwarded_for_from_a_trusted_proxy_names_the_visitor(
     """With ``ARENA_TRUSTED_PROXIES=127.0.0.1`` this machine is a proxy: its
     ``X-Forwarded-For`` names the visitor, who gets their own sessions; the proxy's own
     requests without it still count as the proxy's."""
-    engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    engine = open_database(migrated_sqlite_url(tmp_path / "arena.db"))
     engine.dispose()
     env = {"ARENA_TRUSTED_PROXIES": "127.0.0.1", "ARENA_DASHBOARD_SESSIONS_PER_CLIENT": "1"}
     env |= NO_TARPIT
@@ -342,7 +343,7 @@ def test_the_server_refuses_to_start_when_uvicorn_would_trust_other_proxies(
 ) -> None:
     """``streamlit run dashboard/server.py`` without ``arena dashboard`` leaves uvicorn
     trusting loopback's forwarded headers: the server refuses to serve."""
-    env = {**os.environ, "ARENA_DB": f"sqlite:///{tmp_path / 'arena.db'}"}
+    env = {**os.environ, "ARENA_DB": migrated_sqlite_url(tmp_path / "arena.db")}
     env.pop("FORWARDED_ALLOW_IPS", None)
     port = str(free_port())
     run = subprocess.run(

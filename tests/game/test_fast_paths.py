@@ -1,4 +1,4 @@
-"""The engine's speed-ups (issue 15) change no result: each fast path against its plain form.
+"""The engine's speed-ups change no result: each fast path against its plain form.
 
 * Records are pinned: the digests below were made by the engine before the speed-ups, so
   any change in deals, plays, winners or scoring shows up as a different digest.

@@ -1,5 +1,5 @@
 """What a bot author and the referee see of the SDK's connection loop and of a bot
-process's end (issue 14; docs/performance.md, "A bot process's own cost").
+process's end (docs/performance.md, "A bot process's own cost").
 
 Cheaper designs of both were measured there and dropped because they changed something
 pinned here: the Hello first, one reply per request in order, the loop's end at MatchEnd,

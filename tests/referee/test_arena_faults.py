@@ -1,5 +1,5 @@
 """Connection floods, the referee's descriptors, arena faults and records that survive
-(issue 10, finding 4), and the line of a fault for a 100 MiB message (finding 6).
+a fault of the arena's own, and the line of a fault for a 100 MiB message.
 
 Real bot processes over real gRPC throughout. The matches that must hit a descriptor
 limit or be killed run ``arena match`` in a process of its own (``prlimit`` lowers its

@@ -1,4 +1,4 @@
-"""A bot's output is charged to the game in which it was written (issue 14, item 1).
+"""A bot's output is charged to the game in which it was written.
 
 ``memory_bot`` prints ``END <game_id>`` when its GameEnd arrives, after its last decision.
 The referee cuts a game's log only once the SDK's mark after that GameEnd is in (and strips

@@ -1,4 +1,4 @@
-"""Logs per game for a bot that does not use the SDK (issue 14, item 1).
+"""Logs per game for a bot that does not use the SDK.
 
 A bot written in another language never writes the SDK's output mark, so the referee cuts
 its log once its output has gone quiet for ``MatchConfig.log_quiet_ms`` after the GameEnd.

@@ -1,5 +1,5 @@
-"""A game starts its three seats' bot processes at once (issue 14: a new set of processes
-is ready after its slowest start-up, not after the sum of three).
+"""A game starts its three seats' bot processes at once: a new set of processes
+is ready after its slowest start-up, not after the sum of three.
 
 The ``rendezvous`` zoo bot connects only once all three processes of its match run, which
 no one-after-another start allows; the control plays the same match with the seats started

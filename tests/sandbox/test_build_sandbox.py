@@ -1,4 +1,4 @@
-"""Finding 3 of issue 10: a bot's build step gets no more rights than the bot at play.
+"""A bot's build step gets no more rights than the bot at play.
 
 One hostile build tries every attack (remount ``/`` read-write, write a host file, read
 another uid's 0600 file, read the data directory, list ``/root``, connect to a listener
@@ -34,6 +34,7 @@ from arena.sandbox.config import Layer, SandboxConfig, SandboxMode
 from arena.sandbox.probe import probe
 from arena.storage.database import open_database
 from arena.submission import SubmitError, submit_bot
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.sandbox.sandbox_support import leftovers, missing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +89,7 @@ def require_bwrap_root() -> None:
 
 
 def legacy_argv(directory: Path, hide: Sequence[Path]) -> list[str]:
-    """The build prefix of main before issue 10 (the control): privileged bubblewrap, uid 0
+    """The build prefix the arena used before the build sandbox (the control): privileged bubblewrap, uid 0
     with every capability, the whole system visible, *hide* covered by empty tmpfs."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
@@ -197,7 +198,7 @@ def test_submit_refuses_a_build_that_steals_and_stores_nothing(
 ) -> None:
     """Through the submission function (``arena bot submit``, the dashboard upload)."""
     require_bwrap_root()
-    engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    engine = open_database(migrated_sqlite_url(tmp_path / "arena.db"))
     thief = make_bot(tmp_path / "thief", f"cp {scene['secret']} stolen.txt", {})
     with pytest.raises(SubmitError, match="No such file"):  # not even in sight
         submit_bot(engine, thief.directory, scene["data"])

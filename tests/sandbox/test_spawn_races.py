@@ -2,7 +2,7 @@
 workers): each new referee sweeps what dead referees left behind, and two sweepers must
 not trip over each other; nor may a referee trip over a bot directory being written.
 
-The rare ENOENT spawn failure under parallel workers (issue 14) was the first race: two
+The rare ENOENT spawn failure under parallel workers was the first race: two
 fresh referees listed the same dead referee's cgroup, one removed it, and the other's
 look inside it raised FileNotFoundError out of the sweep, the probe, and so out of its
 first ``BotProcess.start`` (a second try succeeded: the sweep does not run twice). Here

@@ -185,12 +185,12 @@ def test_a_start_waits_while_another_connection_writes_to_a_new_sqlite_file(
     assert outcome == [None]
 
 
-def test_concurrent_starts_migrate_once(database_url: str) -> None:
+def test_concurrent_starts_migrate_once(empty_database_url: str) -> None:
     errors: list[BaseException] = []
 
     def start() -> None:
         try:
-            open_database(database_url).dispose()
+            open_database(empty_database_url).dispose()
         except BaseException as exc:  # collected: a thread cannot raise into the test
             errors.append(exc)
 
@@ -200,7 +200,7 @@ def test_concurrent_starts_migrate_once(database_url: str) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    engine = make_engine(database_url)
+    engine = make_engine(empty_database_url)
     try:
         assert _differences(engine, SQLModel.metadata) == []
     finally:
@@ -208,29 +208,29 @@ def test_concurrent_starts_migrate_once(database_url: str) -> None:
 
 
 def test_another_programs_database_is_refused_and_left_as_it_is(
-    database_url: str, tmp_path: Path
+    empty_database_url: str, tmp_path: Path
 ) -> None:
     """A mistyped --db naming another program's database: the arena's tables would be
     added to it (and a SQLite file switched to WAL mode) if nothing checked."""
-    sqlite_file = tmp_path / "arena.db" if database_url.startswith("sqlite") else None
-    _execute_plainly(database_url, sqlite_file, "CREATE TABLE notes (body TEXT)")
+    sqlite_file = tmp_path / "arena.db" if empty_database_url.startswith("sqlite") else None
+    _execute_plainly(empty_database_url, sqlite_file, "CREATE TABLE notes (body TEXT)")
     before = sqlite_file.read_bytes() if sqlite_file else b""
 
     with pytest.raises(StorageError, match="1 table\\(s\\) of another program"):
-        open_database(database_url)
+        open_database(empty_database_url)
     if sqlite_file:
         assert sqlite_file.read_bytes() == before
         with sqlite3.connect(sqlite_file) as plain:
             assert plain.execute("PRAGMA journal_mode").fetchone() == ("delete",)
     else:
-        raw = make_engine(database_url)
+        raw = make_engine(empty_database_url)
         with raw.connect() as connection:
             assert inspect(connection).get_table_names() == ["notes"]
         raw.dispose()
 
     # Control: without the other program's table the same database is taken and migrated.
-    _execute_plainly(database_url, sqlite_file, "DROP TABLE notes")
-    engine = open_database(database_url)
+    _execute_plainly(empty_database_url, sqlite_file, "DROP TABLE notes")
+    engine = open_database(empty_database_url)
     with engine.connect() as connection:
         assert "alembic_version" in inspect(connection).get_table_names()
     engine.dispose()

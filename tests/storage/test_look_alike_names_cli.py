@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 from arena import storage
 from arena.storage import open_database
 from arena.storage.users import create_user
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = ROOT / "sample_bots" / "greedy_bot"
@@ -26,7 +27,7 @@ GREEDY = ROOT / "sample_bots" / "greedy_bot"
 @pytest.fixture
 def where(tmp_path: Path) -> list[str]:
     """``--db`` and ``--data`` of a fresh SQLite arena."""
-    return ["--db", f"sqlite:///{tmp_path / 'arena.db'}", "--data", str(tmp_path / "data")]
+    return ["--db", migrated_sqlite_url(tmp_path / "arena.db"), "--data", str(tmp_path / "data")]
 
 
 @pytest.fixture

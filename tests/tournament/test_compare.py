@@ -21,6 +21,7 @@ from arena.storage.games import GameRow
 from arena.storage.version_tests import save_version_test
 from arena.tournament import compare
 from arena.tournament.formats import SEATINGS
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 WEAK = Path(__file__).resolve().parent / "weak_greedy_bot"
@@ -65,7 +66,7 @@ def test_board_differences_count_only_complete_boards_in_order() -> None:
 
 
 def test_the_settings_round_trip_and_refuse_strangers(tmp_path: Path) -> None:
-    engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    engine = open_database(migrated_sqlite_url(tmp_path / "arena.db"))
     for tournament_id in (7, 8, 9):  # the settings row refers to its tournament
         storage.create_tournament(
             engine, name=f"t{tournament_id}", ruleset="classic", rules_json="{}",
@@ -103,7 +104,7 @@ def _copy_bot(tmp_path: Path, name: str, random_play: float) -> Path:
 def test_compare_tells_greedy_play_from_a_weakened_copy(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     data = tmp_path / "data"
     db = ["--db", url, "--data", str(data)]
     bots = [ROOT / "sample_bots" / "greedy_bot", ROOT / "sample_bots" / "heuristic_bot", WEAK,

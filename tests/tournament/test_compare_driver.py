@@ -28,6 +28,7 @@ from arena.tournament.executor import (
 )
 from arena.tournament.jobs import GameJob
 from tests.dashboard.seed import manifest, play
+from tests.migrated_sqlite import migrated_sqlite_url
 
 POLICY = {"cand": "greedy", "base": "random", "x": "greedy", "y": "random"}
 """Bot name -> the built-in policy that plays it (its stored path is ``/bots/<name>``)."""
@@ -61,7 +62,7 @@ class InProcessExecutor(inprocess.InProcessExecutor):
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Engine:
-    engine = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    engine = open_database(migrated_sqlite_url(tmp_path / "arena.db"))
     for name in POLICY:
         digest = hashlib.sha256(name.encode()).hexdigest()
         storage.add_bot_version(engine, manifest(name), digest, f"/bots/{name}")

@@ -1,16 +1,16 @@
-"""Fair play against hostile bot authors (issue 10), tournament side.
+"""Fair play against hostile bot authors, tournament side.
 
-* Finding 1: deals come from a secret a bot cannot search. A real sandboxed bot
-  (``spy_bot``) tries seeds 0..200,000 of the old ``random.Random`` deal against its own
-  cards: it finds the seed on the old path (control) and not on the new one; it never sees
+* Deals come from a secret a bot cannot search. A real sandboxed bot (``spy_bot``) tries
+  seeds 0..200,000 of a ``random.Random`` deal against its own cards: it finds the seed
+  when deals come from a small seed (the control) and not from the secret; it never sees
   the secret or its game's key; every seating of a board gets the same deals; a tournament
   stopped and killed with ``kill -9`` resumes with identical deals.
-* Finding 2: two games of one deal never run at the same time (real workers; the naive
-  queue as control).
-* Finding 4: a game the arena itself fails (its descriptor limit) is replayed, never stored
-  or rated, counted as an arena fault, and the run stops after a few with one line.
-* Finding 5: a stored version whose files changed does not play.
-* Finding 6: ``--seed`` too large and ``--boards`` too many: one line, exit 2, nothing stored.
+* Two games of one deal never run at the same time (real workers; the naive queue as
+  control), so no bot can learn a deal from a concurrent copy of itself.
+* A game the arena itself fails (its descriptor limit) is replayed, never stored or rated,
+  counted as an arena fault, and the run stops after a few with one line.
+* A stored version whose files changed does not play.
+* ``--seed`` too large and ``--boards`` too many: one line, exit 2, nothing stored.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.storage.database import open_database
 from arena.tournament.executor import LocalProcessExecutor
 from arena.tournament.runner import plan, run_tournament
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -79,7 +80,7 @@ def _first_deal(record: dict[str, Any]) -> list[list[str]]:
     return [*hand["deal"], hand["kitty"]]
 
 
-# ------------------------------------------------------------------ finding 1, arena match
+# ---------------------------------------------------- deals a bot cannot search, one match
 
 
 def test_a_bot_finds_the_old_seed_but_not_the_secret_deal(tmp_path: Path) -> None:
@@ -138,11 +139,11 @@ def test_match_and_bot_check_deal_from_a_fresh_secret_unless_a_seed_is_given(
     }
 
 
-# ----------------------------------------------- findings 1, 2 and 4 in a real tournament
+# ------------- a real tournament: secret deals, arena faults, kill -9, deal separation
 
 
 def _db(tmp_path: Path) -> tuple[str, Path, list[str]]:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     data = tmp_path / "data"
     return url, data, ["--db", url, "--data", str(data)]
 
@@ -172,7 +173,7 @@ def test_secret_tournament_arena_faults_kill_and_resume(  # noqa: PLR0915 - one 
     keys = [table_board_key(secret, 0, board) for board in range(2)]  # one table
     run = [sys.executable, "-m", "arena.cli", "tournament", "run", "fair", "--parallel", "2", *db]
 
-    # Finding 4: the arena cannot start any game (its own descriptor limit).
+    # The arena cannot start any game (its own descriptor limit): nobody's fault but its own.
     failed = subprocess.run(
         run,
         check=False,
@@ -207,7 +208,7 @@ def test_secret_tournament_arena_faults_kill_and_resume(  # noqa: PLR0915 - one 
     runner.wait()
     assert len(storage.stored_indexes(engine, tid)) < 12
 
-    # ... and resumed in process, with the executor's start/end log (finding 2).
+    # ... and resumed in process, with the executor's start/end log (deal separation).
     executor = LocalProcessExecutor(2)
     asyncio.run(run_tournament(engine, "fair", executor))
     records = dict(storage.tournament_records(engine, tid))
@@ -265,7 +266,7 @@ def test_control_the_naive_queue_runs_one_deal_twice_at_once(tmp_path: Path) -> 
     engine.dispose()
 
 
-# --------------------------------------------------------------------- finding 5 and 6
+# ------------------------------------------------- changed versions, out-of-range numbers
 
 
 def test_a_stored_version_whose_files_changed_does_not_play(

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from arena import storage
 from arena.storage.database import open_database
 from arena.tournament import setup
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.tournament.test_ladder import InProcessExecutor, _ladder, _run, _version
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -29,7 +30,7 @@ def _page(url: str, monkeypatch: pytest.MonkeyPatch, data: Path) -> AppTest:
 def test_the_ladder_page_shows_what_plays_and_what_is_queued(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     engine = open_database(url)
     _ladder(engine, "open", ["ace", "mid", "dud"], options=setup.LadderOptions(games=24))
     with pytest.raises(KeyboardInterrupt):

@@ -21,6 +21,7 @@ from arena import storage
 from arena.cli import main
 from arena.storage.database import open_database
 from arena.storage.ratings import recompute_ratings
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.tournament.test_tournaments import _assert_no_bot_survives, _comparable
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
@@ -35,7 +36,7 @@ def _ratings(url: str, tournament_id: int) -> list[tuple[int, float, float, int]
 
 
 def test_kill_minus_nine_then_run_again_loses_and_repeats_nothing(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     data = tmp_path / "data"
     common = ["--db", url, "--data", str(data)]
     for bot in ("random_bot", "greedy_bot", "heuristic_bot"):

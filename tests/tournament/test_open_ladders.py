@@ -29,6 +29,7 @@ from arena import storage
 from arena.cli import main
 from arena.storage.database import open_database
 from arena.storage.models import Submission
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.tournament.support_open_ladders import make_bot, participants
 
 
@@ -36,7 +37,7 @@ class Arena:
     """A fresh database and data folder, and the CLI on them."""
 
     def __init__(self, tmp_path: Path) -> None:
-        self.url = f"sqlite:///{tmp_path / 'arena.db'}"
+        self.url = migrated_sqlite_url(tmp_path / "arena.db")
         self.common = ["--db", self.url, "--data", str(tmp_path / "data")]
         self.bots = tmp_path / "sources"
         self.engine: Engine = open_database(self.url)

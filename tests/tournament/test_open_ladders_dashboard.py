@@ -13,6 +13,7 @@ from arena import storage
 from arena.storage.database import open_database
 from dashboard import actions
 from tests.dashboard.accounts_support import add_account, log_in
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.tournament.test_ladder import _ladder, _version
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -28,7 +29,7 @@ def _ladder_page(app: AppTest) -> AppTest:
 def test_an_organiser_opens_a_ladder_on_its_page_and_no_one_else_can(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     engine = open_database(url)
     _ladder(engine, "club", ["ace", "mid", "dud"])
     ladder = storage.row_id(storage.get_tournament(engine, "club"))
@@ -75,7 +76,7 @@ def test_an_organiser_opens_a_ladder_on_its_page_and_no_one_else_can(
 def test_the_entrants_show_who_left_and_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     engine = open_database(url)
     _ladder(engine, "club", ["ace", "mid", "dud", "low"])
     ladder = storage.row_id(storage.get_tournament(engine, "club"))

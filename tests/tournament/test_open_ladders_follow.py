@@ -27,6 +27,7 @@ import pytest
 from arena import storage
 from arena.cli import main
 from arena.storage.database import open_database
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.tournament.support_open_ladders import make_bot, participants
 from tests.tournament.test_tournaments import _assert_no_bot_survives
 
@@ -56,7 +57,7 @@ def runner_slot() -> Iterator[list[subprocess.Popen[bytes]]]:
 def test_a_following_ladder_takes_new_entrants_and_drops_withdrawn_ones(
     tmp_path: Path, runner_slot: list[subprocess.Popen[bytes]]
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     data = tmp_path / "data"
     common = ["--db", url, "--data", str(data)]
     sources = tmp_path / "sources"

@@ -1,4 +1,4 @@
-"""Pre-starting the next game's bot processes (issue 14, item 2) keeps the fair-play rules.
+"""Pre-starting the next game's bot processes keeps the fair-play rules.
 
 With pre-start, a worker starts the processes the job it will likely take next needs and
 no kept process provides, during the current game, when no live process of the worker may

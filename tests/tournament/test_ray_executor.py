@@ -47,6 +47,7 @@ from arena.tournament.ray_executor import (
     describe_ray,
 )
 from arena.tournament.runner import run_tournament
+from tests.migrated_sqlite import migrated_sqlite_url
 from tests.tournament.ray_support import (
     FAST_HEALTH_CHECKS,
     Cluster,
@@ -126,7 +127,7 @@ class Arena:
 def arena_db(tmp_path_factory: pytest.TempPathFactory) -> Arena:
     work = tmp_path_factory.mktemp("ray-arena")
     _copies(work / "source")
-    found = Arena(f"sqlite:///{work / 'data' / 'arena.db'}", work / "data")
+    found = Arena(migrated_sqlite_url(work / "data" / "arena.db"), work / "data")
     for bot in NAMES:
         args = ["bot", "submit", str(work / "source" / bot), "--db", found.url]
         assert main([*args, "--data", str(found.data)]) == 0

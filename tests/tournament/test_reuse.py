@@ -1,4 +1,4 @@
-"""Safe process reuse (issue 14, item 1): a bot process never meets the same deal twice.
+"""Safe process reuse: a bot process never meets the same deal twice.
 
 ``memory_bot`` remembers every holding it has seen (its own dealt cards, what each
 opponent played in hand 1) and prints ``KNOWN-DEAL`` when a game deals it one again. A real
@@ -32,6 +32,7 @@ from arena.tournament.executor import LocalProcessExecutor
 from arena.tournament.jobs import GameJob
 from arena.tournament.player import GamePlayer, Reuse
 from arena.tournament.runner import run_tournament
+from tests.migrated_sqlite import migrated_sqlite_url
 
 MEMORY = Path(__file__).resolve().parent / "memory_bot"
 CONTROL = "decision=30000,bank=120000,grace=500,startup=30000"
@@ -59,7 +60,7 @@ def _stderr(record: dict[str, Any]) -> list[str]:
 def arena_db(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """A database with three memory bots submitted (shared: a submission plays a game)."""
     root = tmp_path_factory.mktemp("reuse")
-    db = ["--db", f"sqlite:///{root / 'arena.db'}", "--data", str(root / "data")]
+    db = ["--db", migrated_sqlite_url(root / "arena.db"), "--data", str(root / "data")]
     for name in NAMES:
         assert main(["bot", "submit", str(_memory(root / "src", name)), *db]) == 0
     return db

@@ -1,4 +1,4 @@
-"""The generic pool (issue 14): slots, a lost worker replaced, every slot closed, affinity.
+"""The generic pool: slots, a lost worker replaced, every slot closed, affinity.
 
 Fake slots in this process (no bot processes): what any executor built on
 :class:`PoolExecutor` (local worker processes, Ray actors) inherits.

@@ -19,6 +19,7 @@ from arena import storage
 from arena.cli import main
 from arena.storage.database import make_engine, open_database
 from arena.storage.runner_lock import RunnerBusy, runner_lock
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -85,7 +86,7 @@ def test_a_runner_killed_with_sigkill_releases_the_lock(database_url: str) -> No
 def test_tournament_run_is_refused_while_another_runner_plays_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     where = ["--db", url, "--data", str(tmp_path / "data")]
     for bot in PYTHON_BOTS:
         assert main(["bot", "submit", str(SAMPLES / bot), *where]) == 0

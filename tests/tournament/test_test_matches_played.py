@@ -28,6 +28,7 @@ from arena.submission import submit_bot
 from arena.tournament import setup
 from arena.tournament.test_matches import play_queue
 from tests.dashboard.seed import seed_database
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -78,7 +79,7 @@ def arena(tmp_path: Path) -> Arena:
     """The seeded public tournaments (a finished and a running round robin, rated), and
     participants alice and bob and organiser olga, each with a real bot (random_bot's
     code)."""
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    url = migrated_sqlite_url(tmp_path / "arena.db")
     seeded = seed_database(url)
     engine = seeded.engine
     people = {

@@ -131,7 +131,8 @@ def test_pages_may_not_be_framed_by_other_sites() -> None:
 
 
 def test_one_client_gets_its_sessions_and_then_a_refusal() -> None:
-    front, client = _app(VisitorLimits(sessions_per_client=2))
+    # No tarpit: its delay has a test of its own, below.
+    front, client = _app(VisitorLimits(sessions_per_client=2, refusal_delay_s=0))
     with client.websocket_connect("/_stcore/stream", headers=_ws_headers()) as first:
         first.receive_json()
         with client.websocket_connect("/_stcore/stream", headers=_ws_headers()) as second:

@@ -1,4 +1,4 @@
-"""spy_bot: a hostile bot that tries to learn the deal (issue 10, finding 1).
+"""spy_bot: a hostile bot that tries to learn the deal.
 
 It prints to stderr (which the referee keeps in the record's ``bot_logs``) everything it
 was given: its environment, the files it can see in its directory and HOME, and every
