@@ -14,7 +14,8 @@ at most one game record, and because results are cached per data version.
 2. **Render** each page with Streamlit's ``AppTest`` (the real page scripts, queries and
    caches, without a browser): the first run (cold caches: queries run) and then
    ``--repeat`` runs with warm caches (the case the goal is about: each under 1 s). For the
-   replay, warm runs press "Next" (step forward one decision) each time.
+   replay, warm runs rerun the page (a step no longer reruns it: the viewer steps in the
+   browser, benchmarks/replay_step.py).
 3. **Queries** alone, cold (no Streamlit cache), for context.
 4. With ``--browser`` (needs Debian's chromium and playwright): the same pages in headless
    Chromium against ``arena dashboard``, from navigation (or the "Next" click) until the
@@ -259,11 +260,7 @@ def render(url: str, repeat: int, middle_game: int) -> dict[str, dict[str, float
         assert not app.exception, [e.value for e in app.exception]
         warm = []
         for _ in range(repeat):
-            if page == "replays":
-                button = next(b for b in app.button if b.label == "Next")
-                warm.append(timed(lambda button=button: button.click().run()))  # type: ignore[misc]
-            else:
-                warm.append(timed(lambda app=app: app.run()))  # type: ignore[misc]
+            warm.append(timed(lambda app=app: app.run()))  # type: ignore[misc]
             assert not app.exception, [e.value for e in app.exception]
         figures[page] = {
             "cold_s": cold,
@@ -325,7 +322,7 @@ def browser(url: str, repeat: int, middle_game: int, data: Path) -> dict[str, fl
                 "replays": (
                     f"/replays?tournament=bench&game={middle_game}",
                     "Replays",
-                    ".a952 .table",
+                    "iframe",  # the replay viewer (arena.viewer)
                 ),
             }
             for name, (path, _, selector) in pages.items():
@@ -350,8 +347,9 @@ def browser(url: str, repeat: int, middle_game: int, data: Path) -> dict[str, fl
             steps = []
             for number in range(2, repeat + 2):
                 start = time.perf_counter()
-                tab.get_by_role("button", name="Next").click()
-                tab.get_by_text(f"Step {number} of").wait_for()
+                viewer = tab.frame_locator("iframe").first
+                viewer.get_by_role("button", name="Next").click()
+                viewer.get_by_text(f"Step {number} of").wait_for()
                 steps.append(time.perf_counter() - start)
             figures["replays_next_step_s"] = statistics.median(steps)
             chrome.close()

@@ -29,7 +29,9 @@ PAGES = [
     st.Page("views/standings.py", title="Standings", icon=":material/leaderboard:", default=True),
     st.Page("views/rating_history.py", title="Rating history", icon=":material/show_chart:"),
     st.Page("views/statistics.py", title="Statistics", icon=":material/query_stats:"),
+    st.Page("views/analysis.py", title="Analysis", icon=":material/analytics:"),
     st.Page("views/replays.py", title="Replays", icon=":material/playing_cards:"),
+    st.Page("views/live.py", title="Live", icon=":material/live_tv:"),
     st.Page("views/bots.py", title="Bots", icon=":material/smart_toy:"),
     # A logged-in author's own bots and logs (a spectator is asked to log in). Listed for
     # everyone: the router runs before the login of the same run is known.

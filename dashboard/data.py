@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine, make_url
 from arena import storage
 from arena.replay.steps import Replay, build_replay
 from arena.storage.database import data_dir, default_url, open_database
+from arena.storage.live import LiveRow, live_rows
 from arena.storage.privacy import Viewer, redact_seats, seat_owners
 from arena.storage.test_matches import may_see_tournament
 from arena.storage.users import Actor
@@ -265,3 +266,14 @@ def status_badge(status: str) -> str:
         "interrupted": "orange",
     }.get(status, "gray")
     return f":{colour}-badge[{status}]"
+
+
+# ------------------------------------------------------------------------ live games
+
+
+@st.cache_data(ttl=0.25, show_spinner=False)
+def live_games(url: str) -> list[LiveRow]:
+    """The games being played now in public tournaments, with their public views only
+    (:mod:`arena.storage.live`); cached a quarter of a second, so a room full of
+    spectators polling every second costs the database a few reads a second."""
+    return live_rows(engine_for(url))

@@ -169,7 +169,13 @@ def load_bot_policy(out: Path) -> EncodedPolicy:
     spec = importlib.util.spec_from_file_location("trained_bot", out / "bot.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # The folder is the bot to submit: importing it here must leave no __pycache__ in it.
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
     return EncodedPolicy(module.policy, "trained")
 
 

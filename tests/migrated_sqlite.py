@@ -38,7 +38,13 @@ def _template() -> Path:
 
 
 def migrated_sqlite_url(path: Path) -> str:
-    """Copy the migrated template to *path* (its folder is made) and return its URL."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(_template(), path)
+    """The URL of a SQLite database at *path*: a copy of the migrated template when nothing
+    is there yet (its folder is made), else the database already there, untouched.
+
+    So it can stand wherever a test wrote ``f"sqlite:///{path}"``, including a helper that
+    builds the same URL again for a database the test has filled since.
+    """
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(_template(), path)
     return f"sqlite:///{path}"

@@ -19,6 +19,7 @@ from arena.protocol.grpc_env import configure_grpc
 # module imports grpc, which reads them once (arena.protocol.grpc_env says why).
 configure_grpc(os.environ)
 
+from arena.cli.analyse import analyse_command  # noqa: E402
 from arena.cli.api import api_command  # noqa: E402
 from arena.cli.bot import bot_group  # noqa: E402
 from arena.cli.dashboard import dashboard_command  # noqa: E402
@@ -93,6 +94,7 @@ for command in (
     standings_command,
     replay_command,
     export_command,
+    analyse_command,
     ratings_group,
     dashboard_command,
     api_command,

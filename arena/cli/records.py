@@ -20,6 +20,8 @@ from arena.cli.terminal import safe_text
 from arena.cli.users import acting_user, user_option
 from arena.game.record import RecordError
 from arena.recordfiles import export_file_name, export_stem, load_record
+from arena.replay.frames import frames_json
+from arena.replay.steps import build_replay
 from arena.replay.text import replay_text
 from arena.storage.database import StorageError
 from arena.storage.privacy import (
@@ -32,23 +34,40 @@ from arena.storage.privacy import (
 from arena.storage.record_texts import RecordText, game_record_text, tournament_record_texts
 from arena.storage.tournaments import shown_name
 from arena.storage.workspace import may_see_tournament, viewable_record
+from arena.tournament.held_back import game_held_back
+from arena.viewer import viewer_html
 
 
 @click.command("replay")
 @click.argument("game_id", type=ROW_ID)
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, metavar="FILE",
+              help="Write the game as one self-contained HTML page to FILE instead: the "
+              "dashboard's replay viewer (step, autoplay, each seat's view), working "
+              "offline. Refused while the game's cards are held back.")  # fmt: skip
 @user_option
 @db_options
-def replay_command(game_id: int, user: str | None, db: str | None, data: Path | None) -> None:
+def replay_command(
+    game_id: int, html_file: Path | None, user: str | None, db: str | None, data: Path | None
+) -> None:
     """A readable replay of stored game GAME_ID: the number `arena tournament status NAME`
     lists under "game ids for `arena replay`" (and the dashboard's Replays page shows), not
     the "game_id" text inside a record. A damaged record is refused, saying what is wrong.
 
     Fault details are shown as --user may read them: a bot's own to its owner, all to an
     organiser (the host's `local` by default).
+
+    With --html FILE the replay is the dashboard's viewer in one HTML file (docs/replays.md).
+    Either is refused while the game's cards are held back: while a tournament with secret
+    deals runs, a game whose other seatings are not all stored would show their cards in
+    advance (the dashboard and the HTTP API hold it back the same way).
     """
     engine = open_engine(db, data)
     viewer = Viewer.of(acting_user(engine, user))
     try:
+        held = game_held_back(engine, game_id)
+        if held is not None:
+            raise StorageError(f"game {game_id}: {held.notice()}")
         stored = game_record_text(engine, game_id)
         record = load_record(stored.text, game=str(game_id))
         shown = viewable_record(engine, game_id, viewer)
@@ -57,7 +76,30 @@ def replay_command(game_id: int, user: str | None, db: str | None, data: Path | 
     except RecordError as exc:
         raise click.ClickException(f"damaged record: {_one_line(str(exc))}") from None
     del record  # checked above; what is shown is the viewer's copy of it
-    click.echo(replay_text(_shown_record(shown)))
+    if html_file is None:
+        click.echo(replay_text(_shown_record(shown)))
+        return
+    size = _write_viewer(html_file, game_id, shown)
+    click.echo(f"wrote the replay viewer of game {game_id} to {html_file} ({size // 1024} KiB)")
+
+
+def _write_viewer(path: Path, game_id: int, record: Any) -> int:
+    """Write the replay viewer of *record* (the reader's copy, checked) to *path*; its size.
+
+    :raises click.ClickException: in one line, if *path* cannot be written.
+    """
+    replay = build_replay(record, game=str(game_id))
+    players = " vs ".join(str(p) for p in record.get("players", []))
+    page = viewer_html(frames_json(replay), title=f"Game {game_id}: {players}")
+    data = page.encode("utf-8")
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise click.ClickException(
+            f"cannot write {_one_line(safe_text(str(path)))}: {reason}"
+        ) from None
+    return len(data)
 
 
 def _shown_record(value: Any) -> Any:

@@ -50,8 +50,10 @@ def print_standings(engine: Engine, name: str | None, as_json: bool = False) -> 
         click.echo(json.dumps(standings_json(shown, rows, faults, progress), indent=1))
         return
     table = Table(title=f"Standings{f': {safe_markup(name)}' if name else ''}")
-    headers = ("rank", "bot", "owner", "rating", "mu", "sigma", "P(>next)", "rank 95%", "games",
-               "wins", "score/game", "made 9", "made 5", "made 2", "faults")  # fmt: skip
+    # "rating" is mu - 3 sigma everywhere (docs/dashboard.md); the header says so.
+    headers = ("rank", "bot", "owner", "rating (mu-3sigma)", "mu", "sigma", "P(>next)",
+               "rank 95%", "games", "wins", "score/game", "made 9", "made 5", "made 2",
+               "faults")  # fmt: skip
     for header in headers:
         left = header in ("bot", "owner")
         table.add_column(header, justify="left" if left else "right", no_wrap=True)

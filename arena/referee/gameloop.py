@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena import __version__
 from arena.game import GameState, IllegalActionError, observe
 from arena.game.actions import Decision
 from arena.game.policies import GreedyPolicy
+from arena.game.public import public_view
 from arena.game.record import game_record
 from arena.protocol import convert
 from arena.referee.config import GameSetup, MatchConfig, PolicySeat, SeatStats
@@ -30,6 +31,10 @@ from arena.referee.timecontrol import Clock
 from arena.referee.wire.descriptors import check_descriptors, descriptors_needed
 from arena.referee.wire.doors import RefereeServer
 from arena.v1 import arena_pb2 as pb
+
+PublicFeed = Callable[[dict[str, Any]], None]
+"""Told the public view (:func:`arena.game.public.public_view`) of a game in play at its
+start and after every decision: the live feed (docs/live.md). It must return at once."""
 
 
 def welcome(config: MatchConfig, match_id: str, seat: int) -> pb.Welcome:
@@ -56,6 +61,9 @@ class GameLoop:
         self.autopilot = GreedyPolicy()
         self.descriptors = descriptors_needed(sum(1 for r in runners if r.is_bot))
         """Descriptors the match may hold at once."""
+        self.on_public: PublicFeed | None = None
+        """The live feed, if any: only the public view of the state ever leaves the loop,
+        so no private card can reach an onlooker, whatever the feed does with it."""
 
     def welcome(self, seat: int) -> pb.Welcome:
         """The Welcome a bot gets at *seat* when its stream is admitted."""
@@ -92,6 +100,9 @@ class GameLoop:
         await asyncio.sleep(0)
         clocks = [Clock(config.time_control) for _ in range(3)]
         times: list[list[float]] = [[], [], []]
+        feed = self.on_public
+        if feed is not None:
+            feed(public_view(state))
         while not state.is_over:
             seat = state.current_seat
             hand = state.hand
@@ -110,15 +121,11 @@ class GameLoop:
                     except IllegalActionError as exc:
                         raise BotIllegalAction(str(exc)) from None
                 except BotError as error:
-                    kind = state.decision_kind
-                    notice = fault_notice(seat, hand.number, kind, error)
-                    tail, code = await runner.after_fault(error, notice)
-                    decision_name = kind.value if kind else "play"
-                    fault = fault_record(seat, hand.number, decision_name, error, tail)
-                    fault["detail"] = fault_detail(error, tail, code)
-                    faults.append(fault)
+                    faults.append(await self._fault(runner, state, error))
                     autopilot[seat] = True
                     state.apply_decision(self.autopilot.act(observe(state, seat)))
+            if feed is not None:
+                feed(public_view(state))
             if hand.scores is not None:
                 self._send_all(
                     autopilot,
@@ -156,6 +163,17 @@ class GameLoop:
             "refused_streams": refused,
         }
         return game_record(state, labels, faults, extra)
+
+    @staticmethod
+    async def _fault(runner: SeatRunner, state: GameState, error: BotError) -> dict[str, Any]:
+        """The fault record of *runner*'s *error* at *state*'s decision, once the bot is
+        told and its last output read (:meth:`SeatRunner.after_fault`)."""
+        seat, number, kind = runner.seat, state.hand.number, state.decision_kind
+        notice = fault_notice(seat, number, kind, error)
+        tail, code = await runner.after_fault(error, notice)
+        fault = fault_record(seat, number, kind.value if kind else "play", error, tail)
+        fault["detail"] = fault_detail(error, tail, code)
+        return fault
 
     async def _start_bots(
         self, server: RefereeServer, faults: list[dict[str, Any]], autopilot: list[bool]

@@ -86,9 +86,9 @@ class StandingRow:
 
 
 STANDINGS_LEGEND = (
-    "conservative = mu - 3 sigma (the sort key); P(>next) = chance this bot's skill is above "
-    "the next row's; rank 95% = the ranks its true skill would take in 95 of 100 draws from "
-    "the ratings' posteriors"
+    "rating = mu - 3 sigma (the sort key; JSON field conservative); P(>next) = chance this "
+    "bot's skill is above the next row's; rank 95% = the ranks its true skill would take in "
+    "95 of 100 draws from the ratings' posteriors"
 )
 """The one line that says what the confidence columns mean (CLI and dashboard)."""
 

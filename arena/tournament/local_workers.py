@@ -16,6 +16,7 @@ from typing import Any, Final
 from arena.referee.process import die_with_parent_prefix
 from arena.tournament.executor_api import MAX_ARENA_FAULTS, ExecutorError, Slot, WorkerLost
 from arena.tournament.jobs import GameJob
+from arena.tournament.live_feed import LiveCallback
 from arena.tournament.player import Reuse, reuse_scheme
 from arena.tournament.pool import PoolExecutor
 from arena.tournament.replies import WorkerReply, parse_reply
@@ -69,17 +70,21 @@ class LocalProcessExecutor(PoolExecutor):
             )
         except OSError as exc:
             raise ExecutorError(f"cannot start a worker process: {exc}") from None
-        return _WorkerProcess(process)
+        return _WorkerProcess(process, self.on_live)
 
 
 class _WorkerProcess:
-    """A local worker process as a :class:`PrestartSlot`: one JSON line each way per job."""
+    """A local worker process as a :class:`PrestartSlot`: one JSON line each way per job,
+    and before the reply, with *on_live*, the game's live lines (:mod:`arena.tournament.worker`)."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(
+        self, process: asyncio.subprocess.Process, on_live: LiveCallback | None = None
+    ) -> None:
         assert process.stdin is not None and process.stdout is not None
         self.process = process
         self.stdin = process.stdin
         self.stdout = process.stdout
+        self.on_live = on_live
 
     async def play(self, job: GameJob) -> WorkerReply:
         return await self._ask({"job": job.to_json()}, job)
@@ -93,18 +98,41 @@ class _WorkerProcess:
         :raises WorkerLost: if the worker died.
         :raises ExecutorError: if its reply is not one (the arena's bug).
         """
+        if self.on_live is not None:
+            message["live"] = True
         try:
             self.stdin.write((json.dumps(message) + "\n").encode())
             await self.stdin.drain()
-            line = await self.stdout.readline()
+            while True:
+                line = await self.stdout.readline()
+                if not line:
+                    break
+                try:
+                    data = json.loads(line)
+                except ValueError as exc:
+                    raise ExecutorError(f"worker {self.process.pid}: {exc}") from None
+                if not (isinstance(data, dict) and "live" in data):
+                    break
+                await self._live(job, data)
         except (ConnectionError, BrokenPipeError) as exc:
             raise WorkerLost(f"worker {self.process.pid} is gone ({exc})") from None
         if not line:
             raise WorkerLost(f"worker {self.process.pid} died playing game {job.schedule_index}")
         try:
-            return parse_reply(json.loads(line))
-        except ValueError as exc:  # not JSON, or not a reply (MalformedReply)
+            return parse_reply(data)
+        except ValueError as exc:  # not a reply (MalformedReply)
             raise ExecutorError(f"worker {self.process.pid}: {exc}") from None
+
+    async def _live(self, job: GameJob, data: dict[str, Any]) -> None:
+        """Pass one live line of *job* to the runner (a stray one, of another game or not
+        an object, is dropped: the feed is best effort, the game goes on)."""
+        view, at = data["live"], data.get("at")
+        if self.on_live is None or data.get("schedule_index") != job.schedule_index:
+            return
+        if isinstance(view, dict) and isinstance(at, int | float):
+            outcome = self.on_live(job, view, float(at))
+            if outcome is not None:
+                await outcome
 
     async def close(self) -> None:
         if self.process.returncode is not None:

@@ -19,7 +19,10 @@ Everything else is done here, once, the same way for every format:
   leaves ``running``, and the next run resumes it: every game is stored as it ends;
 * **arena faults**: a game the arena itself failed is counted on the tournament and
   logged, never stored or rated, and the executor plays it again;
-* **progress**: after the status is set, and after every stored game.
+* **progress**: after the status is set, and after every stored game;
+* **the live feed** (docs/live.md): with a pool executor and unless ``ARENA_LIVE=0``, the
+  public view of each game in play is kept in the live table
+  (:class:`arena.tournament.live_table.LiveTable`), and no row of the run outlives it.
 """
 
 from __future__ import annotations
@@ -38,9 +41,11 @@ from arena.game.rules import RuleSet
 from arena.referee.process import DEFAULT_LOG_CAP
 from arena.storage.models import BotVersion, Tournament
 from arena.storage.runner_lock import runner_lock
-from arena.tournament.executor import Executor, LocalProcessExecutor
+from arena.tournament.executor import Executor, LocalProcessExecutor, PoolExecutor
 from arena.tournament.formats import ScheduledGame
 from arena.tournament.jobs import GameJob
+from arena.tournament.live_feed import live_enabled
+from arena.tournament.live_table import LiveTable
 
 LOGGER = logging.getLogger(__name__)
 
@@ -107,6 +112,10 @@ class RunFormat(ABC, Generic[ProgressT]):
     def store(self, job: GameJob, record: dict[str, Any]) -> None:
         """Store one finished game with its rating update."""
 
+    def table_of(self, job: GameJob) -> int | None:
+        """The schedule's table of *job* (shown on the Live page), ``None`` if unknown."""
+        return None
+
 
 async def play(
     engine: Engine,
@@ -136,6 +145,10 @@ async def _play(
     """:func:`play` once *run* has started under its lock."""
     progress = run.progress
     began = time.perf_counter()
+    feed = LiveTable(engine, run.tournament_id, run.table_of)
+    feed.open()
+    if isinstance(executor, PoolExecutor):
+        executor.on_live = feed.update if live_enabled() else None
 
     def report() -> None:
         if on_progress is not None:
@@ -143,12 +156,14 @@ async def _play(
 
     def store(job: GameJob, record: dict[str, Any]) -> None:
         run.store(job, record)
+        feed.end(job)
         progress.done += 1
         progress.played_now += 1
         progress.seconds = time.perf_counter() - began
         report()
 
     def arena_fault(job: GameJob, detail: str) -> None:
+        feed.end(job)
         count = storage.count_arena_fault(engine, run.tournament_id)
         LOGGER.warning(
             "%s %s: arena fault %d in game %d, not rated, replayed: %s",
@@ -171,6 +186,8 @@ async def _play(
     except BaseException:
         storage.set_status(engine, run.tournament_id, "interrupted")
         raise
+    finally:
+        feed.close()
     storage.set_status(engine, run.tournament_id, "finished")
     return progress
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, NamedTuple
 
 from arena.game.rules import RuleSet
@@ -118,7 +118,12 @@ class GamePlayer:
         """Per stored version's directory, its manifest: read once, not at every game (a
         stored version never changes; its files are verified before every game)."""
 
-    async def play(self, job: GameJob, upcoming: GameJob | None = None) -> WorkerReply:
+    async def play(
+        self,
+        job: GameJob,
+        upcoming: GameJob | None = None,
+        on_public: Callable[[dict[str, Any]], None] | None = None,
+    ) -> WorkerReply:
         """Play *job*; the worker's reply (``record``, ``arena_fault`` or ``error``; and
         ``warm``: a seat's process was pre-started for it, ``prestarted``: processes were
         pre-started for *upcoming* meanwhile, ``started``: bot processes started for its
@@ -126,13 +131,14 @@ class GamePlayer:
 
         *upcoming* is the job the slot will likely take next: the processes it needs that
         no kept one provides are started during this game if no live process here may know
-        its deal.
+        its deal. *on_public* is told the game's public view at its start and after every
+        decision (the live feed, :mod:`arena.tournament.live_feed`).
         """
         index = job.schedule_index
         reply: WorkerReply = {"schedule_index": index}
         try:
             verify_versions(job)
-            record = await self._play(job, upcoming, reply)
+            record = await self._play(job, upcoming, reply, on_public)
             reply["record"] = record
         except ArenaFault as exc:
             reply["arena_fault"] = _one_line(exc)
@@ -180,7 +186,11 @@ class GamePlayer:
             await asyncio.gather(*knowing)
 
     async def _play(
-        self, job: GameJob, upcoming: GameJob | None, flags: WorkerReply
+        self,
+        job: GameJob,
+        upcoming: GameJob | None,
+        flags: WorkerReply,
+        on_public: Callable[[dict[str, Any]], None] | None,
     ) -> dict[str, Any]:
         settings = job.settings_key
         live = self._live
@@ -196,6 +206,8 @@ class GamePlayer:
             self._live = _Live(Generation(settings), lobby)
         live = self._live
         match = live.lobby.match(self._seats(job), config)
+        if on_public is not None:  # a new match per game: no feed outlives its game
+            match.games.on_public = on_public
         self._stop(live, live.lobby.unused_early())
         if await live.lobby.ready(match):
             flags["warm"] = True

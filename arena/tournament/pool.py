@@ -30,6 +30,7 @@ from arena.tournament.executor_api import (
     WorkerLost,
 )
 from arena.tournament.jobs import GameJob
+from arena.tournament.live_feed import LiveCallback
 from arena.tournament.replies import WorkerReply
 from arena.tournament.scheduling import Scheduler, Verdict
 
@@ -117,6 +118,10 @@ class PoolExecutor(ABC):
         self.started = 0
         """Bot processes started by the games themselves (not pre-started): what process
         reuse saves, counted from the slots' replies."""
+        self.on_live: LiveCallback | None = None
+        """Told the public view of each game in play, throttled (the live feed,
+        :mod:`arena.tournament.live_feed`); set by the run loop before :meth:`run`. Slots
+        that cannot feed it (a Ray actor) ignore it."""
 
     @abstractmethod
     async def open_slot(self) -> Slot:

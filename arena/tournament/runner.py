@@ -99,6 +99,10 @@ class RoundRobinRun(RunFormat[RunProgress]):
         self.progress.total = len(schedule)
         return jobs
 
+    def table_of(self, job: GameJob) -> int | None:
+        game = self.games.get(job.schedule_index)
+        return None if game is None else game[0].table_index
+
     def store(self, job: GameJob, record: dict[str, Any]) -> None:
         game, seats = self.games[job.schedule_index]
         store_game(self.engine, self.tournament_id, game, seats, record, self.board_size)

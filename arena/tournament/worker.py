@@ -4,6 +4,11 @@ writes one JSON line per result on stdout (a :class:`arena.tournament.replies.Wo
 ``{"schedule_index": i, "arena_fault": "..."}`` when the arena itself failed the game (the
 runner replays it and rates nothing), or ``{"schedule_index": i, "error": "..."}``.
 
+A job line with ``"live": true`` asks for the live feed too: while the game is played, lines
+``{"schedule_index": i, "live": {...}}`` carry its public view (never a private card:
+:func:`arena.game.public.public_view`), at most one per
+:data:`arena.tournament.live_feed.LIVE_INTERVAL_S`, all before the game's reply line.
+
 A job line is ``{"job": {...}}``, or ``{"job": {...}, "upcoming": {...}}`` when the runner
 pre-starts: *upcoming* is the job this worker will likely get next, whose bot processes
 the player may start during this game (:meth:`GamePlayer.play`); the reply then may carry
@@ -24,6 +29,8 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from arena.protocol.grpc_env import configure_grpc
 
@@ -31,6 +38,7 @@ configure_grpc(os.environ)  # an entry point: before the player imports grpc
 
 from arena.terminal import SafeLogFormatter  # noqa: E402
 from arena.tournament.jobs import GameJob  # noqa: E402
+from arena.tournament.live_feed import Coalescer  # noqa: E402
 from arena.tournament.player import GamePlayer, Reuse  # noqa: E402
 
 JOB_LINE_LIMIT = 16 * 1024 * 1024
@@ -50,14 +58,31 @@ async def serve(reuse: Reuse) -> None:
                 continue
             message = json.loads(line)
             upcoming = message.get("upcoming")
-            reply = await player.play(
-                GameJob.from_json(message["job"]),
-                None if upcoming is None else GameJob.from_json(upcoming),
-            )
+            job = GameJob.from_json(message["job"])
+            feed = Coalescer(_live_writer(out, job.schedule_index)) if message.get("live") else None
+            try:
+                reply = await player.play(
+                    job, None if upcoming is None else GameJob.from_json(upcoming), feed
+                )
+            finally:
+                if feed is not None:
+                    feed.close()
             out.write(json.dumps(reply, separators=(",", ":")) + "\n")
             out.flush()
     finally:
         await player.aclose()
+
+
+def _live_writer(out: TextIO, index: int) -> Callable[[dict[str, Any], float], None]:
+    """Writes one live line of game *index* (a public view made at *at*) to *out*."""
+
+    def write(view: dict[str, Any], at: float) -> None:
+        line = {"schedule_index": index, "live": view, "at": at}
+        out.write(json.dumps(line, separators=(",", ":")))
+        out.write("\n")
+        out.flush()
+
+    return write
 
 
 def configure_logging() -> None:

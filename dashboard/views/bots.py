@@ -115,6 +115,14 @@ st.dataframe(
     ),
     hide_index=True,
 )
+# Its duplicate analysis in each tournament it entered (the Analysis page).
+for entered in dict.fromkeys(t for v in bot.versions for t in v.tournaments):
+    st.page_link(
+        "views/analysis.py",
+        label=f"Analysis of {md(bot.name)} in {md(entered)}",
+        icon=":material/analytics:",
+        query_params={"tournament": entered, "bot": bot.name},
+    )
 labels = [v.label for v in bot.versions]
 label = st.selectbox("Version", labels, index=len(labels) - 1)
 version = bot.versions[labels.index(label)]

@@ -1,14 +1,24 @@
-"""Rating history: μ with a ±σ band per bot over its games."""
+"""Rating history: each bot's rating (μ − 3σ, the leaderboard key) or its μ with a ±σ band,
+over its games.
+
+"Rating" means the conservative TrueSkill rating μ − 3σ everywhere in the arena (the
+standings sort on it); μ alone is always labelled μ. Each bot keeps one colour on every
+chart and visit (:func:`dashboard.charts.rating_history` colours by entrant order).
+"""
 
 # ruff: noqa: RUF001, RUF002  (Greek mu, sigma and the minus sign are shown on screen)
 
 from __future__ import annotations
 
-import altair as alt
+from typing import Final
+
 import pandas as pd
 import streamlit as st
 
-from dashboard import auth, data
+from dashboard import auth, charts, data
+
+RATING: Final = charts.RATING
+MU_BAND: Final = charts.MU_BAND
 
 st.title("Rating history")
 tournament = data.pick_tournament(auth.visitor())
@@ -20,7 +30,14 @@ chosen = st.multiselect(
     "Bots",
     list(labels),
     default=list(labels)[:8],
-    help="μ (line) with a ±σ band, over the games each bot has played.",
+    help="Each bot keeps its colour whichever bots are chosen.",
+)
+shown = st.radio(
+    "Plot",
+    (RATING, MU_BAND),
+    horizontal=True,
+    help="Rating = μ − 3σ, the conservative TrueSkill rating the standings sort on: a bot "
+    "is at least this good with about 99.9% certainty. μ is the skill estimate, σ its doubt.",
 )
 url = data.database_url()
 progress = data.progress(url, tournament.id)
@@ -35,48 +52,29 @@ frame = pd.DataFrame(
     {
         "bot": [p.bot for p in points],
         "games": [p.games for p in points],
+        "rating": [p.mu - 3 * p.sigma for p in points],
         "mu": [p.mu for p in points],
         "low": [p.mu - p.sigma for p in points],
         "high": [p.mu + p.sigma for p in points],
         "sigma": [p.sigma for p in points],
     }
 )
-x = alt.X("games:Q", title="games played")
-colour = alt.Color("bot:N", title="bot")
-band = (
-    alt.Chart(frame)
-    .mark_area(opacity=0.18)
-    .encode(x=x, y=alt.Y("low:Q", title="rating (μ ± σ)"), y2="high:Q", color=colour)
-)
-line = (
-    alt.Chart(frame)
-    .mark_line()
-    .encode(
-        x=x,
-        y="mu:Q",
-        color=colour,
-        tooltip=[
-            "bot:N",
-            "games:Q",
-            alt.Tooltip("mu:Q", format=".2f"),
-            alt.Tooltip("sigma:Q", format=".2f"),
-        ],
-    )
-)
-st.altair_chart((band + line).interactive(), width="stretch")
+st.altair_chart(charts.rating_history(frame, tournament.entrants, shown), width="stretch")
 
-latest = frame.groupby("bot", sort=False).tail(1)
+latest = frame.groupby("bot", sort=False).tail(1).sort_values("rating", ascending=False)
 st.dataframe(
-    latest[["bot", "games", "mu", "sigma"]].rename(
-        columns={"bot": "Bot", "games": "Games", "mu": "μ", "sigma": "σ"}
+    latest[["bot", "games", "rating", "mu", "sigma"]].rename(
+        columns={"bot": "Bot", "games": "Games", "rating": RATING, "mu": "μ", "sigma": "σ"}
     ),
     hide_index=True,
     column_config={
-        "μ": st.column_config.NumberColumn(format="%.2f"),
-        "σ": st.column_config.NumberColumn(format="%.2f"),
+        RATING: st.column_config.NumberColumn(format="%.2f", help="μ − 3σ: the leaderboard key"),
+        "μ": st.column_config.NumberColumn(format="%.2f", help="TrueSkill's skill estimate"),
+        "σ": st.column_config.NumberColumn(format="%.2f", help="The doubt in μ"),
     },
 )
 st.caption(
-    f"{progress.stored} of {progress.total} games stored. Long histories are thinned to "
-    "about 300 points per bot; the last point is always the current rating."
+    f"{progress.stored} of {progress.total} games stored. Rating = μ − 3σ, as on Standings. "
+    "Long histories are thinned to about 300 points per bot; the last point is always the "
+    "current value."
 )

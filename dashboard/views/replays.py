@@ -1,4 +1,8 @@
-"""Replays: step through a stored game, all cards face up or as one seat sees it."""
+"""Replays: step through a stored game, all cards face up or as one seat sees it.
+
+The game is drawn by the replay viewer (:mod:`arena.viewer`) in the browser from frames
+computed once here, so a step costs no rerun; the held-back rule and the reader's rights
+are decided here, before anything is built (docs/replays.md)."""
 
 from __future__ import annotations
 
@@ -10,10 +14,12 @@ import pandas as pd
 import streamlit as st
 
 from arena.game.record import RecordError
+from arena.replay.frames import frames_json
 from arena.replay.steps import Replay
 from arena.storage import GameRow, StorageError, TournamentInfo
 from arena.storage.privacy import Viewer
-from dashboard import auth, data, render
+from arena.viewer import viewer_html
+from dashboard import auth, data
 from dashboard.text import md
 
 st.title("Replays")
@@ -39,6 +45,17 @@ def query_id(raw: str | None) -> int | None:
         return None
     number = int(raw)
     return number if number <= MAX_ID else None
+
+
+# The most steps a game can have is far below this; a longer number is no step.
+_STEP = re.compile(r"[0-9]{1,6}")
+VIEWER_HEIGHT = 820
+
+
+def query_step(raw: str | None) -> int | None:
+    """A step from the URL (``?step=N``): a short run of ASCII digits, else ``None``; the
+    viewer clamps it to the game's last step."""
+    return None if raw is None or _STEP.fullmatch(raw) is None else int(raw)
 
 
 def _linked_game() -> GameRow | None:
@@ -135,11 +152,8 @@ except (RecordError, StorageError) as exc:
     st.error(f"This record does not replay: {md(str(exc))}")
     st.stop()
 
-# ---------------------------------------------------------------- the step cursor
+# ---------------------------------------------------------------- the viewer
 
-if st.session_state.get("replay_game") != game_id:
-    st.session_state["replay_game"] = game_id
-    st.session_state["replay_step"] = 0
 result = ", ".join(f"seat {w} ({md(game.players[w])})" for w in game.winners)
 # A board's key would let a viewer deal the hands its other seatings have still to play:
 # it is shown once the tournament is over (or when the deals were predictable anyway). A
@@ -155,122 +169,31 @@ st.markdown(
     f"{game.hands_played} hands · won by {result} ({md(game.reason)}) · final scores "
     + " / ".join(f"{s:+d}" for s in game.scores)
 )
+st.caption(" · ".join(f"seat {seat}: {md(name)}" for seat, name in enumerate(game.players)))
 
 
-last_step = len(replay.steps) - 1
-hand_numbers = sorted(replay.hand_starts)
+@st.cache_data(ttl=600, max_entries=32, show_spinner=False)
+def _frames(url: str, game_id: int, readable: tuple[int, ...]) -> str:
+    """The game's frames for the viewer (arena.replay.frames), computed once per game and
+    set of readable seats: every step from every perspective, as the observer draws it."""
+    return frames_json(data.replay(url, game_id, readable))
 
 
-def _hand_bounds(hand: int) -> tuple[int, int]:
-    first = replay.hand_starts[hand]
-    following = replay.hand_starts.get(hand + 1, last_step + 1)
-    return first, following - 1
-
-
-def _go(index: int) -> None:
-    index = min(max(0, index), last_step)
-    st.session_state["replay_step"] = index
-    st.session_state["replay_hand"] = replay.hand_of(index)
-    first, _ = _hand_bounds(replay.hand_of(index))
-    st.session_state["replay_position"] = index - first + 1
-
-
-def _on_hand() -> None:
-    _go(replay.hand_starts[int(st.session_state["replay_hand"])])
-
-
-def _on_position() -> None:
-    first, _ = _hand_bounds(int(st.session_state["replay_hand"]))
-    _go(first + int(st.session_state["replay_position"]) - 1)
-
-
-@st.fragment
-def stepper() -> None:
-    """Controls and table: a step click reruns only this part of the page."""
-    step_index = min(max(0, int(st.session_state.get("replay_step", 0))), last_step)
-    _go(step_index)  # widgets below start from the cursor
-    hand = replay.hand_of(step_index)
-    first, last = _hand_bounds(hand)
-
-    top = st.columns([1, 5])
-    top[0].selectbox(
-        "Hand",
-        hand_numbers,
-        key="replay_hand",
-        on_change=_on_hand,
-        format_func=lambda h: f"Hand {h}",
-    )
-    perspective = top[1].radio(
-        "View",
-        [None, 0, 1, 2],
-        format_func=lambda p: "All cards" if p is None else f"Seat {p} ({md(replay.players[p])})",
-        horizontal=True,
-        key="replay_view",
-    )
-    controls = st.columns([1, 1, 1, 1, 5], vertical_alignment="bottom")
-    controls[0].button(
-        "Start",
-        icon=":material/first_page:",
-        on_click=_go,
-        args=(first,),
-        disabled=step_index == first,
-    )
-    controls[1].button(
-        "Back",
-        icon=":material/chevron_left:",
-        on_click=_go,
-        args=(step_index - 1,),
-        disabled=step_index == 0,
-    )
-    controls[2].button(
-        "Next",
-        icon=":material/chevron_right:",
-        on_click=_go,
-        args=(step_index + 1,),
-        disabled=step_index == last_step,
-        type="primary",
-    )
-    controls[3].button(
-        "End", icon=":material/last_page:", on_click=_go, args=(last,), disabled=step_index == last
-    )
-    if last > first:
-        controls[4].slider(
-            f"Step in hand {hand}",
-            min_value=1,
-            max_value=last - first + 1,
-            key="replay_position",
-            on_change=_on_position,
-        )
-
-    step = replay.steps[step_index]
-    view = replay.view(step_index, perspective)
-    st.markdown(
-        f"**Step {step_index - first + 1} of {last - first + 1}** (hand {hand}): "
-        f"{md(step.text(perspective))}"
-    )
-    if step.autopilot:
-        st.warning(f"Seat {step.seat} is played by the referee's autopilot after a fault.")
-    for fault in step.faults:
-        st.error(
-            f"Fault: seat {_field(fault, 'seat')} ({_field(fault, 'kind')}) at its "
-            f"{_field(fault, 'decision')} decision: {_field(fault, 'detail')}"
-        )
-
-    board, side = st.columns([5, 2])
-    with board:
-        st.html(render.table_html(view))
-    with side:
-        st.html(render.info_html(view))
-
-    with st.expander(f"Steps of hand {hand} so far", expanded=False):
-        lines = []
-        for earlier in replay.steps[first : step_index + 1]:
-            mark = "  [fault]" if earlier.faults else ""
-            lines.append(f"{earlier.index - first + 1}. {earlier.text(perspective)}{mark}")
-        st.text("\n".join(lines))
-
-
-stepper()
+# The whole game goes to the browser once; stepping, autoplay and the seat views run there
+# without a rerun (arena.viewer, docs/replays.md). ?step=N opens it at step N.
+linked_step = query_step(st.query_params.get("step")) if linked is not None else None
+if linked is None or linked.id != game_id:
+    linked_step = None
+    st.query_params.pop("step", None)  # a step of another game
+st.iframe(
+    viewer_html(
+        _frames(url, game_id, readable),
+        start_step=linked_step or 0,
+        title=f"{tournament.name} game #{game.schedule_index}",
+        sync_parent_url=True,
+    ),
+    height=VIEWER_HEIGHT,
+)
 
 # ---------------------------------------------------------------- summaries
 

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
+from arena.storage.travellers import DUPLICATE_FORMATS
 from dashboard import auth, data
 from dashboard.text import code, md
 
@@ -41,7 +42,7 @@ def live_standings() -> None:
             # A ladder's leaver keeps its row and rating; say why it plays no more (as the CLI).
             "Bot": [r.bot if r.left is None else f"{r.bot} ({r.left})" for r in rows],
             "Owner": [r.owner for r in rows],
-            "Rating": [r.conservative for r in rows],
+            "Rating (μ − 3σ)": [r.conservative for r in rows],
             "± 3σ": [3 * r.sigma for r in rows],
             "μ": [r.mu for r in rows],
             "σ": [r.sigma for r in rows],
@@ -64,7 +65,7 @@ def live_standings() -> None:
         table,
         hide_index=True,
         column_config={
-            "Rating": st.column_config.NumberColumn(
+            "Rating (μ − 3σ)": st.column_config.NumberColumn(
                 format="%.2f", help="Conservative rating μ − 3σ: the leaderboard key"
             ),
             "± 3σ": st.column_config.NumberColumn(
@@ -105,3 +106,14 @@ def live_standings() -> None:
 
 
 live_standings()
+
+if tournament.format in DUPLICATE_FORMATS and tournament.entrants:
+    # Each bot's results beside the others' on the same cards (the Analysis page).
+    with st.expander("Duplicate analysis: each bot against the field on the same cards"):
+        for name in dict.fromkeys(label.rsplit("@", 1)[0] for label in tournament.entrants):
+            st.page_link(
+                "views/analysis.py",
+                label=f"Analysis of {md(name)}",
+                icon=":material/analytics:",
+                query_params={"tournament": tournament.name, "bot": name},
+            )

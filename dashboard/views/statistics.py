@@ -5,17 +5,17 @@ from __future__ import annotations
 import math
 from typing import Final
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from arena.storage import DEFAULT_SAMPLE, TRUMPS, FaultRow, TournamentInfo
 from arena.storage.privacy import Viewer
-from dashboard import auth, data
+from dashboard import auth, charts, data
 from dashboard.text import md
 
+# The sizes a spectator may choose for the records read (the default among them). A comment,
+# not a docstring: Streamlit's magic would print a bare string on the page.
 SPECTATOR_SAMPLES: Final = (500, 1000, 2000, 5000)
-"""The sizes a spectator may choose for the records read (the default among them)."""
 MAX_SAMPLE: Final = 100_000
 
 st.title("Statistics")
@@ -76,29 +76,7 @@ with head:
             "high": [p.ci_high for p in both],
         }
     )
-    heat = (
-        alt.Chart(matrix)
-        .mark_rect()
-        .encode(
-            x=alt.X("opponent:N", title="opponent"),
-            y=alt.Y("bot:N", title="bot"),
-            color=alt.Color(
-                "mean:Q", title="points/game", scale=alt.Scale(scheme="redblue", domainMid=0)
-            ),
-            tooltip=[
-                "bot:N",
-                "opponent:N",
-                alt.Tooltip("mean:Q", format="+.2f"),
-                alt.Tooltip("low:Q", format="+.2f", title="95% CI low"),
-                alt.Tooltip("high:Q", format="+.2f", title="95% CI high"),
-                "games:Q",
-            ],
-        )
-    )
-    text = heat.mark_text(baseline="middle").encode(
-        text=alt.Text("mean:Q", format="+.2f"), color=alt.value("black")
-    )
-    st.altair_chart(heat + text, width="stretch")
+    st.altair_chart(charts.head_to_head(matrix, tournament.entrants), width="content")
 
     def verdict(low: float, high: float) -> str:
         if math.isnan(low):

@@ -130,46 +130,50 @@ def test_step_through_a_replay(page: Any, server: str, seeded: Seeded) -> None:
     game_id = seeded.game_ids[faulted_index]
     page.goto(f"{server}/replays?tournament=main&game={game_id}")
     page.get_by_role("heading", name="Replays").wait_for()
-    page.get_by_text("Step 1 of").wait_for()
-    page.get_by_text("deals; contracts").first.wait_for()
+    # The viewer draws the game in its iframe: a step is no rerun of the page.
+    page.wait_for_selector("iframe")
+    viewer = page.frame_locator("iframe").first
+    viewer.get_by_text("Step 1 of").wait_for()
+    viewer.get_by_text("deals; contracts").first.wait_for()
     _shot(page, "6-replay-deal")
 
     # Hand 1 starts with the dealer's trump call: the injected fault is marked there.
-    page.get_by_role("button", name="Next").click()
-    page.get_by_text("Step 2 of").wait_for()
-    page.get_by_text(f"Fault: seat {seat} (timeout)").wait_for()
-    page.get_by_text("autopilot").first.wait_for()
+    viewer.get_by_role("button", name="Next").click()
+    viewer.get_by_text("Step 2 of").wait_for()
+    viewer.get_by_text(f"Fault: seat {seat} (timeout)").wait_for()
+    viewer.get_by_text("autopilot").first.wait_for()
     for number in range(3, 12):
-        page.get_by_role("button", name="Next").click()
-        page.get_by_text(f"Step {number} of").wait_for()
-    _wait_for_more_than(page.locator(".a952 .card[data-card]"), 40)  # all cards face up
+        viewer.get_by_role("button", name="Next").click()
+        viewer.get_by_text(f"Step {number} of").wait_for()
+    _wait_for_more_than(viewer.locator(".a952 .card[data-card]"), 40)  # all cards face up
     _no_exception(page)
     _shot(page, "7-replay-all-cards")
 
-    page.get_by_role("button", name="Back").click()
-    page.get_by_text("Step 10 of").wait_for()
+    viewer.get_by_role("button", name="Back").click()
+    viewer.get_by_text("Step 10 of").wait_for()
 
     other = (seat + 1) % 3
-    page.locator("[data-testid='stRadio'] label").filter(has_text=f"Seat {other} (").click()
-    page.get_by_text("this view").wait_for()
-    page.get_by_text("hidden", exact=False).first.wait_for()
+    viewer.get_by_role("radio", name=f"Seat {other} (").click()
+    viewer.get_by_text("this view").wait_for()
+    viewer.get_by_text("hidden", exact=False).first.wait_for()
+    viewer.get_by_text("Step 10 of").wait_for()  # the view changed, not the step
     # The seat sees its own 16-ish cards plus what was played, never the others' hands.
-    _wait_for_more_than(page.locator(".a952 .seat .card.back"), 10)
+    _wait_for_more_than(viewer.locator(".a952 .seat .card.back"), 10)
     _no_exception(page)
     _shot(page, "8-replay-seat-view")
 
-    page.get_by_role("button", name="End").click()
-    page.get_by_text("Hand 1 over").first.wait_for()
+    viewer.get_by_role("button", name="End").click()
+    viewer.get_by_text("Hand 1 over").first.wait_for()
     _shot(page, "9-replay-hand-end")
 
-    page.get_by_role("button", name="Next").click()
-    page.get_by_text("Hand 2:").first.wait_for()
+    viewer.get_by_role("button", name="Next").click()
+    viewer.get_by_text("Hand 2:").first.wait_for()
     if seeded.records[faulted_index]["hands"][1]["exchange"]:
-        page.get_by_role("button", name="Next").click()
+        viewer.get_by_role("button", name="Next").click()
         leg = seeded.records[faulted_index]["hands"][1]["exchange"][0]
         # The outsider reads "gives N card(s) to seat R", a party the cards; both name R.
-        page.get_by_text(f"to seat {leg['receiver']}").first.wait_for()
-        page.locator("[data-testid='stRadio'] label").filter(has_text="All cards").click()
-        page.get_by_text("gets back").first.wait_for()  # the whole story, cards and all
+        viewer.get_by_text(f"to seat {leg['receiver']}").first.wait_for()
+        viewer.get_by_role("radio", name="All cards").click()
+        viewer.get_by_text("gets back").first.wait_for()  # the whole story, cards and all
     _no_exception(page)
     _shot(page, "10-replay-exchange")

@@ -248,7 +248,8 @@ def test_an_organiser_creates_and_starts_a_tournament_and_a_spectator_watches(
     spectator.get_by_text("6 / 6 games stored").wait_for()
     _shot(spectator, "4-spectator-standings")
     spectator.goto(f"{arena.url}/replays?tournament=browser-cup")
-    spectator.get_by_text("Step 1 of").wait_for()
+    spectator.wait_for_selector("iframe")  # the replay viewer draws the game in its frame
+    spectator.frame_locator("iframe").first.get_by_text("Step 1 of").wait_for()
     spectator.goto(f"{arena.url}/bots")
     spectator.get_by_text("Log in as a participant (in the sidebar) to submit bots.").wait_for()
     assert spectator.get_by_text("Submit a bot").count() == 0

@@ -29,6 +29,7 @@ from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.seed import BOTS, STDERR, manifest, play
 from tests.dashboard.test_pages import texts
 from tests.migrated_sqlite import migrated_sqlite_url
+from tests.replay.support import embedded, viewer_documents
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 FAULTED = 7
@@ -156,14 +157,13 @@ def _replay(cup: Cup, index: int, organiser: bool = False) -> AppTest:
 
 
 def _cards_shown(app: AppTest) -> bool:
-    """Whether the page replays a game: cards, view choice, step buttons, hands table."""
-    cards = any("data-card=" in str(h.value) for h in app.html)
-    views = any(r.key == "replay_view" for r in app.radio)
-    steps = any(b.label in ("Next", "Back") for b in app.button)
-    shown = texts(app)
-    words = "Step 1 of" in shown
-    assert cards == views == steps == words == bool(app.dataframe), texts(app)  # all or none
-    return cards
+    """Whether the page replays a game: the viewer (with the game's frames), its header and
+    the hands table, all or none."""
+    documents = viewer_documents(app)
+    viewer = bool(documents) and all(embedded(d, "frames")["steps"] for d in documents)
+    header = "won by" in texts(app)
+    assert viewer == header == bool(app.dataframe), texts(app)  # all or none
+    return viewer
 
 
 def _assert_held_back(app: AppTest, stored: int, total: int) -> None:

@@ -34,6 +34,7 @@ from dashboard import text as dashboard_text
 from dashboard.text import JOINER, code, md
 from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.seed import Seeded, seeded_sqlite
+from tests.replay.support import embedded, viewer_documents
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
@@ -232,8 +233,7 @@ def _visit(page: str, hostile: Seeded, open_page: Callable[..., AppTest]) -> lis
         app = open_page(
             page, organiser=True, tournament=TOURNAMENT, game=str(_faulty_game(hostile))
         )
-        app.button[2].click().run()  # Next: the step of the fault
-        assert app.error, "the faulty step shows its fault"
+        assert [h for h in app.subheader if h.value == "Faults"], "the faulty game lists it"
         return sources(app)
     if page == "bots":
         faulty = hostile.records[hostile.faulted[0][0]]["players"][hostile.faulted[0][1]]
@@ -299,6 +299,25 @@ def test_the_control_a_good_game_link_opens_it(
     assert app.selectbox(key="replay_pick").value == wanted
     largest = open_page("replays", tournament=TOURNAMENT, game=str(2**63 - 1))
     assert largest.selectbox(key="replay_pick").value == hostile.game_ids[0]
+
+
+@pytest.mark.parametrize("step", ["\u00b2", "9" * 5000, "-1", " 3", "0x1f", "", "3.0", "1e3"])
+def test_a_hostile_step_link_opens_the_first_step(
+    step: str, hostile: Seeded, open_page: Callable[..., AppTest]
+) -> None:
+    wanted = hostile.game_ids[5]
+    app = open_page("replays", tournament=TOURNAMENT, game=str(wanted), step=step)
+    (document,) = viewer_documents(app)  # no exception, and the viewer is there
+    assert embedded(document, "options")["start_step"] == 0
+
+
+def test_the_control_a_good_step_link_opens_that_step(
+    hostile: Seeded, open_page: Callable[..., AppTest]
+) -> None:
+    wanted = hostile.game_ids[5]
+    app = open_page("replays", tournament=TOURNAMENT, game=str(wanted), step="7")
+    (document,) = viewer_documents(app)
+    assert embedded(document, "options")["start_step"] == 7
 
 
 @pytest.mark.parametrize("damage", ['{"format": "arena952.game/1", "hands": [', "[]", "null"])

@@ -17,9 +17,11 @@ from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
 from arena import storage
+from arena.replay.steps import build_replay
 from dashboard import actions
 from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.seed import STDERR, Seeded, seeded_sqlite
+from tests.replay.support import embedded, seat_leaks, viewer_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
@@ -64,7 +66,7 @@ def test_standings(open_app: Any, seeded: Seeded) -> None:
     assert list(table["Rank"]) == [1, 2, 3, 4]
     assert list(table["Games"]) == [18] * 4
     assert list(table["Wins"]) == [r.wins for r in expected]
-    assert list(table["Rating"]) == pytest.approx([r.mu - 3 * r.sigma for r in expected])
+    assert list(table["Rating (μ − 3σ)"]) == pytest.approx([r.mu - 3 * r.sigma for r in expected])
     assert list(table["μ"]) == pytest.approx([r.mu for r in expected])
     assert list(table["± 3σ"]) == pytest.approx([3 * r.sigma for r in expected])
     assert list(table["Mean score"]) == pytest.approx([r.mean_score for r in expected])
@@ -219,32 +221,27 @@ def test_tournaments_create_start_and_follow(tournaments_page: tuple[AppTest, En
     engine.dispose()
 
 
-def test_replays_step_through_a_game_with_a_fault(open_app: Any, seeded: Seeded) -> None:
+def test_replays_show_a_game_with_a_fault_in_the_viewer(open_app: Any, seeded: Seeded) -> None:
     index, seat = seeded.faulted[0]
     game_id = seeded.game_ids[index]
     record = seeded.records[index]
     app = open_app("replays", tournament="main", game=str(game_id))
     assert app.title[0].value == "Replays"
     assert app.selectbox(key="replay_pick").value == game_id
-    assert "Step 1 of" in texts(app) and "deals; contracts" in texts(app)
-    assert app.html[0].value.count("data-card=") == 48  # all three hands face up
-    assert app.html[1].value.count("data-card=") == 4  # and the kitty beside them
-    app.button[2].click().run()  # Next
-    assert "Step 2 of" in texts(app)
-    assert f"Fault: seat {seat} (timeout)" in texts(app)
-    assert f"Seat {seat} is played by the referee's autopilot" in texts(app)
+    # The whole game goes to the browser once: every step, every view, as the observer
+    # draws them, and no seat's view shows another's cards.
+    (document,) = viewer_documents(app)
+    frames = embedded(document, "frames")
+    replay = build_replay(record)
+    assert frames["players"] == record["players"]
+    assert len(frames["steps"]) == len(replay.steps)
+    assert seat_leaks(frames, replay) == []
+    assert embedded(document, "options")["start_step"] == 0
+    # The fault and the autopilot are marked at their step (the trump call of hand 1).
+    marked = [step for step in frames["steps"] if step[4]]
+    assert [(f["seat"], f["kind"]) for f in marked[0][4]] == [(str(seat), "timeout")]
+    assert any(step[3] and step[2] == seat for step in frames["steps"])
 
-    other = (seat + 1) % 3
-    app.radio(key="replay_view").set_value(other).run()
-    seat_view = app.html[0].value
-    assert "this view" in seat_view
-    # Hidden: the dealer's 20 cards (the kitty is in his hand until he discards) and 16.
-    assert seat_view.count('class="card back small"') == 20 + 16
-    assert seat_view.count("data-card=") == 16  # only its own hand
-    assert app.html[1].value.count("data-card=") == 0  # no kitty: it is not the dealer
-
-    app.selectbox(key="replay_hand").set_value(2).run()
-    assert "Step 1 of" in texts(app) and "Hand 2:" in texts(app)
     hands = app.dataframe[0].value
     assert list(hands["Hand"]) == [h["number"] for h in record["hands"]]
     assert list(hands["Trump"]) == [h["trump"] for h in record["hands"]]
@@ -254,8 +251,22 @@ def test_replays_step_through_a_game_with_a_fault(open_app: Any, seeded: Seeded)
     # A spectator sees the fault, not the bot's stderr; the control: an organiser does.
     assert f"seat {seat}" in texts(app) and "timeout" in texts(app)
     assert STDERR not in texts(app) and "ValueError" not in texts(app)
+    assert STDERR not in document and "ValueError" not in document
     log_in(app, "replays_org", add_account(seeded.engine, "replays_org", "organiser"))
     assert STDERR in texts(app)
+
+
+def test_replays_step_link_opens_the_viewer_at_that_step(open_app: Any, seeded: Seeded) -> None:
+    game_id = seeded.game_ids[3]
+    app = open_app("replays", tournament="main", game=str(game_id), step="12")
+    (document,) = viewer_documents(app)
+    assert embedded(document, "options")["start_step"] == 12
+    assert app.query_params["step"] == "12"
+    # Another game picked: its viewer starts at its first step, and the link forgets the step.
+    app.selectbox(key="replay_pick").set_value(seeded.game_ids[4]).run()
+    (document,) = viewer_documents(app)
+    assert embedded(document, "options")["start_step"] == 0
+    assert "step" not in app.query_params
 
 
 def test_replays_filter_by_bot_and_running_note(open_app: Any, seeded: Seeded) -> None:

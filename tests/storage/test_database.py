@@ -44,6 +44,7 @@ TABLES = {
     "submission",
     "test_match",
     "api_token",
+    "live_game",
 }
 
 

@@ -13,6 +13,7 @@ What is stored and why:
 * ``Game``: one row per played game with the whole ``arena952.game/1`` record as JSON text,
   the record being the fact everything else is computed from (docs/style.md 19).
   ``(tournament_id, schedule_index)`` is unique, so no scheduled game is stored twice.
+* ``LiveGame``: the public view of each game being played now (:mod:`~arena.storage.models.live`).
 * ``GameSeat``: the per-seat numbers of a game (score, rank, contracts made), denormalised
   from the record for fast standings and dashboards.
 * ``RatingSnapshot`` / ``Rating``: every rating update ever made, never overwritten, and the
@@ -77,6 +78,7 @@ from arena.storage.models.games import (
     Rating,
     RatingSnapshot,
 )
+from arena.storage.models.live import LiveGame
 from arena.storage.models.tournaments import (
     Entry,
     LadderMatch,
@@ -117,6 +119,7 @@ __all__ = [
     "Invite",
     "LadderMatch",
     "LadderSettings",
+    "LiveGame",
     "LoginAttempt",
     "LoginDevice",
     "LoginSession",

@@ -1,0 +1,124 @@
+"""A tiny duplicate tournament for the analysis tests: 4 bots, 1 board, real records.
+
+``alpha`` (greedy) is ann's, ``bravo`` (random) ben's, ``charlie`` (greedy) and ``delta``
+(random) the host's. Games are played in-process by the built-in policies and stored as
+the runner stores them. Every game in which bravo sits has a fault of bravo's with a
+stderr tail (:data:`BRAVO_STDERR`), which only ben and organisers may read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from sqlalchemy.engine import Engine
+
+from arena import storage
+from arena.game.dealing import secret_from_seed
+from arena.game.record import game_record
+from arena.game.rules import PRESETS
+from arena.storage.models import TABLE_DEALS
+from arena.tournament.deals import table_seeds
+from arena.tournament.formats import RoundRobin, ScheduledGame
+from arena.tournament.runner import store_game
+from tests.dashboard.accounts_support import add_account
+from tests.dashboard.seed import manifest, play
+from tests.migrated_sqlite import migrated_sqlite_url
+
+BOTS: tuple[tuple[str, str], ...] = (
+    ("alpha", "greedy"),
+    ("bravo", "random"),
+    ("charlie", "greedy"),
+    ("delta", "random"),
+)
+OWNERS: Final = {"alpha": "ann", "bravo": "ben"}
+BRAVO_STDERR: Final = "SECRET-bravo-stderr: my hand was AS KS"
+BRAVO_DETAIL: Final = "SECRET-bravo-detail"
+
+
+@dataclass
+class Cup:
+    engine: Engine
+    tournament_id: int
+    name: str
+    schedule: list[ScheduledGame]
+    ids: list[int]
+    passwords: dict[str, str]
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Schedule index -> stored record (complete, as the referee wrote it)."""
+    game_ids: dict[int, int] = field(default_factory=dict)
+
+    def store(self, index: int) -> None:
+        game = self.schedule[index]
+        seats = [self.ids[e] for e in game.entrants]
+        state = play("classic", game.seed, game.first_dealer, [BOTS[e][1] for e in game.entrants])
+        faults = [
+            {
+                "seat": seat,
+                "hand": 1,
+                "decision": "play",
+                "kind": "illegal",
+                "detail": BRAVO_DETAIL,
+                "autopilot": False,
+                "stderr_tail": BRAVO_STDERR,
+            }
+            for seat, e in enumerate(game.entrants)
+            if BOTS[e][0] == "bravo"
+        ]
+        record = game_record(state, [f"{BOTS[e][0]}@1.0" for e in game.entrants], faults)
+        store_game(self.engine, self.tournament_id, game, seats, record, 6)
+        self.records[index] = record
+        self.game_ids[index] = storage.tournament_game_ids(self.engine, self.tournament_id)[-1]
+
+
+def make_cup(
+    url: str,
+    *,
+    deal_scope: str = TABLE_DEALS,
+    seed: int | None = None,
+    stored: int | None = None,
+    status: str = "finished",
+    name: str = "cup",
+) -> Cup:
+    """The 4-bot, 1-board round robin *name* (24 games; the first *stored* stored)."""
+    engine = storage.open_database(url)
+    passwords = {user: add_account(engine, user, "participant") for user in OWNERS.values()}
+    ids = []
+    for bot, _ in BOTS:
+        owner = OWNERS.get(bot)
+        submitter = storage.actor(engine, owner) if owner else None
+        digest = hashlib.sha256(bot.encode()).hexdigest()
+        version, _ = storage.add_bot_version(
+            engine, manifest(bot), digest, f"/bots/{bot}", submitter=submitter
+        )
+        ids.append(storage.row_id(version))
+    secret = secrets.token_bytes(32) if seed is None else secret_from_seed(seed)
+    schedule = RoundRobin().schedule(
+        len(ids), 1, table_seeds("hmac-sha256/1", None, secret.hex(), deal_scope)
+    )
+    created = storage.create_tournament(
+        engine,
+        name=name,
+        ruleset="classic",
+        rules_json=json.dumps(PRESETS["classic"].to_json()),
+        time_control="decision=1000,bank=10000,grace=50,startup=10000",
+        boards=1,
+        seed=seed,
+        rating_mode="board",
+        entries=ids,
+        games_total=len(schedule),
+        deal_secret=secret,
+        deal_scope=deal_scope,
+    )
+    cup = Cup(engine, storage.row_id(created), name, schedule, ids, passwords)
+    for index in range(len(schedule) if stored is None else stored):
+        cup.store(index)
+    storage.set_status(engine, cup.tournament_id, status)
+    return cup
+
+
+def cup_url(tmp_path: Any) -> str:
+    return migrated_sqlite_url(tmp_path / "arena.db")
