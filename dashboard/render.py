@@ -12,6 +12,7 @@ from typing import Final
 
 from arena.game.cards import Card, Trump
 from arena.replay.steps import SeatPanel, TableView, TrickPanel
+from arena.viewer import table_css
 
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES: Final = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -19,45 +20,8 @@ SUIT_NAMES: Final = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"
 SUIT_COLOURS: Final = {"S": "#1a1a1a", "H": "#c8102e", "D": "#0b5cad", "C": "#1e7b34"}
 _DISPLAY_ORDER: Final = "SHCD"  # alternating colours, as players sort a hand
 
-CSS: Final = """
-<style>
-.a952 { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; }
-.a952 .card { display: inline-flex; flex-direction: column; align-items: center;
-  justify-content: center; width: 2.3em; height: 3.2em; margin: 0.12em; border-radius: 0.35em;
-  border: 1px solid #9a9a9a; background: #fff; font-weight: 700; line-height: 1.05;
-  box-shadow: 0 1px 2px rgba(0,0,0,.25); vertical-align: middle; font-size: 1em; }
-.a952 .card .suit { font-size: 1.2em; }
-.a952 .card.trump { border: 2px solid #d4a017; background: #fffbea; }
-.a952 .card.win { outline: 3px solid #d4a017; outline-offset: 1px; }
-.a952 .card.back { background: repeating-linear-gradient(45deg, #27408b, #27408b 4px,
-  #3a5bb8 4px, #3a5bb8 8px); border-color: #1b2d63; }
-.a952 .card.small { width: 1.5em; height: 2.1em; margin: 0 -0.45em 0 0; }
-.a952 .card.empty { border: 1px dashed #bbb; background: transparent; box-shadow: none; }
-.a952 .table { display: grid; grid-template-columns: 1fr 1fr;
-  grid-template-areas: "left right" "trick trick" "bottom bottom"; gap: 0.6em;
-  background: #0f5e3a; border-radius: 1em; padding: 0.8em; }
-.a952 .seat { background: rgba(255,255,255,.93); border-radius: 0.6em; padding: 0.4em 0.6em; }
-.a952 .seat.acting { box-shadow: 0 0 0 3px #ffd54a; }
-.a952 .seat .head { font-size: 0.9em; margin-bottom: 0.25em; }
-.a952 .seat .cards { display: flex; flex-wrap: wrap; align-items: center; }
-.a952 .badge { display: inline-block; padding: 0 0.45em; border-radius: 0.6em; font-size: 0.8em;
-  margin-left: 0.3em; background: #e4e4e4; }
-.a952 .badge.dealer { background: #ffe08a; }
-.a952 .badge.act { background: #ffd54a; font-weight: 700; }
-.a952 .badge.view { background: #cfe3ff; }
-.a952 .trick { grid-area: trick; display: grid; grid-template-columns: 1fr 1fr 1fr;
-  grid-template-rows: auto auto auto; align-items: center; justify-items: center;
-  color: #fff; text-align: center; min-height: 11em; }
-.a952 .trick .title { grid-column: 1 / 4; font-size: 0.9em; }
-.a952 .trick .slot { font-size: 0.75em; color: #e8f5e9; }
-.a952 .trick .slot .card { font-size: 1.33em; }
-.a952 .info { font-size: 0.92em; }
-.a952 .info table { border-collapse: collapse; width: 100%; }
-.a952 .info td { padding: 0.15em 0.3em; vertical-align: top; border-bottom: 1px solid #eee; }
-.a952 .info td:first-child { color: #666; white-space: nowrap; }
-.a952 .hidden { color: #777; font-style: italic; }
-</style>
-"""
+CSS: Final = f"<style>\n{table_css()}</style>\n"
+"""The card table's style (arena/viewer/table.css, which the replay viewer uses too)."""
 
 
 def _rank_text(card: Card) -> str:

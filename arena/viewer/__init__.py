@@ -47,6 +47,13 @@ def _asset(name: str) -> str:
     return files(__name__).joinpath(name).read_text(encoding="utf-8")
 
 
+def table_css() -> str:
+    """The card table's style sheet (``table.css``): the one source of how a card, a seat
+    and a trick look, in the viewer and on the dashboard's own tables
+    (``dashboard/render.py``)."""
+    return _asset("table.css")
+
+
 def viewer_html(
     frames_json: str, *, start_step: int = 0, title: str, sync_parent_url: bool = False
 ) -> str:
@@ -62,7 +69,7 @@ def viewer_html(
     )
     parts = {
         "TITLE": escape(title),
-        "CSS": _asset("viewer.css"),
+        "CSS": table_css() + _asset("viewer.css"),
         "JS": _asset("viewer.js"),
         "FRAMES": script_safe_json(frames_json),
         "OPTIONS": script_safe_json(options),
@@ -71,4 +78,4 @@ def viewer_html(
     return _MARKER.sub(lambda m: parts[m.group(1)], _asset("viewer.html"))
 
 
-__all__ = ["script_safe_json", "viewer_html"]
+__all__ = ["script_safe_json", "table_css", "viewer_html"]

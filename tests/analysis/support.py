@@ -9,23 +9,18 @@ stderr tail (:data:`BRAVO_STDERR`), which only ben and organisers may read.
 from __future__ import annotations
 
 import hashlib
-import json
-import secrets
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sqlalchemy.engine import Engine
 
 from arena import storage
-from arena.game.dealing import secret_from_seed
 from arena.game.record import game_record
-from arena.game.rules import PRESETS
 from arena.storage.models import TABLE_DEALS
-from arena.tournament.deals import table_seeds
-from arena.tournament.formats import RoundRobin, ScheduledGame
+from arena.tournament.formats import ScheduledGame
 from arena.tournament.runner import store_game
 from tests.dashboard.accounts_support import add_account
-from tests.dashboard.seed import manifest, play
+from tests.dashboard.seed import manifest, play, secret_deal_cup
 from tests.migrated_sqlite import migrated_sqlite_url
 
 BOTS: tuple[tuple[str, str], ...] = (
@@ -95,25 +90,8 @@ def make_cup(
             engine, manifest(bot), digest, f"/bots/{bot}", submitter=submitter
         )
         ids.append(storage.row_id(version))
-    secret = secrets.token_bytes(32) if seed is None else secret_from_seed(seed)
-    schedule = RoundRobin().schedule(
-        len(ids), 1, table_seeds("hmac-sha256/1", None, secret.hex(), deal_scope)
-    )
-    created = storage.create_tournament(
-        engine,
-        name=name,
-        ruleset="classic",
-        rules_json=json.dumps(PRESETS["classic"].to_json()),
-        time_control="decision=1000,bank=10000,grace=50,startup=10000",
-        boards=1,
-        seed=seed,
-        rating_mode="board",
-        entries=ids,
-        games_total=len(schedule),
-        deal_secret=secret,
-        deal_scope=deal_scope,
-    )
-    cup = Cup(engine, storage.row_id(created), name, schedule, ids, passwords)
+    tournament_id, schedule = secret_deal_cup(engine, name, ids, deal_scope=deal_scope, seed=seed)
+    cup = Cup(engine, tournament_id, name, schedule, ids, passwords)
     for index in range(len(schedule) if stored is None else stored):
         cup.store(index)
     storage.set_status(engine, cup.tournament_id, status)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
-import secrets
 import stat
 import time
 import zipfile
@@ -29,15 +27,13 @@ from arena import storage
 from arena.api.app import create_app
 from arena.api.settings import ApiSettings
 from arena.game.record import game_record
-from arena.game.rules import PRESETS
 from arena.storage.database import open_database
 from arena.storage.models import TABLE_DEALS
 from arena.storage.tokens import create_token
 from arena.storage.users import Actor, create_user
-from arena.tournament.deals import table_seeds
-from arena.tournament.formats import RoundRobin, ScheduledGame
+from arena.tournament.formats import ScheduledGame
 from arena.tournament.runner import store_game
-from tests.dashboard.seed import manifest, play
+from tests.dashboard.seed import manifest, play, secret_deal_cup
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -195,26 +191,10 @@ def make_cup(
             )
             versions[bot] = storage.row_id(version)
     ids = list(versions.values())
-    secret = secrets.token_bytes(32)
-    schedule = RoundRobin().schedule(
-        len(ids), 1, table_seeds("hmac-sha256/1", None, secret.hex(), TABLE_DEALS)
+    tournament_id, schedule = secret_deal_cup(
+        engine, name, ids, deal_scope=TABLE_DEALS, private_to=private_to
     )
-    created = storage.create_tournament(
-        engine,
-        name=name,
-        ruleset="classic",
-        rules_json=json.dumps(PRESETS["classic"].to_json()),
-        time_control="decision=1000,bank=10000,grace=50,startup=10000",
-        boards=1,
-        seed=None,
-        rating_mode="board",
-        entries=ids,
-        games_total=len(schedule),
-        deal_secret=secret,
-        deal_scope=TABLE_DEALS,
-        private_to=private_to,
-    )
-    cup = Cup(storage.row_id(created), name, schedule, versions, {})
+    cup = Cup(tournament_id, name, schedule, versions, {})
     labels = [f"{bot}@1.0" for bot in versions]
     for index in stored:
         game = schedule[index]

@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import hashlib
 import json
+import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -22,13 +23,15 @@ from typing import Any
 from sqlalchemy import Engine
 
 from arena import storage
+from arena.game.dealing import secret_from_seed
 from arena.game.observation import observe
 from arena.game.record import game_record
 from arena.game.rules import PRESETS
 from arena.game.state import GameState
 from arena.simulate import make_policies
 from arena.storage.database import open_database
-from arena.tournament.formats import get_format
+from arena.tournament.deals import table_seeds
+from arena.tournament.formats import RoundRobin, ScheduledGame, get_format
 from arena.tournament.runner import store_game
 from tests.migrated_sqlite import migrated_sqlite_url
 
@@ -69,6 +72,40 @@ def play(rules_name: str, seed: int, first_dealer: int, policies: list[str]) -> 
         seat = state.current_seat
         state.apply_decision(players[seat].act(observe(state, seat)))
     return state
+
+
+def secret_deal_cup(
+    engine: Engine,
+    name: str,
+    entries: list[int],
+    *,
+    deal_scope: str,
+    seed: int | None = None,
+    private_to: int | None = None,
+) -> tuple[int, list[ScheduledGame]]:
+    """Create a 1-board classic round robin of *entries* dealing from a secret (a fresh one,
+    or the one derived from *seed*), as ``arena tournament create`` would; nothing played.
+    Its id and schedule."""
+    secret = secrets.token_bytes(32) if seed is None else secret_from_seed(seed)
+    schedule = RoundRobin().schedule(
+        len(entries), 1, table_seeds("hmac-sha256/1", None, secret.hex(), deal_scope)
+    )
+    created = storage.create_tournament(
+        engine,
+        name=name,
+        ruleset="classic",
+        rules_json=json.dumps(PRESETS["classic"].to_json()),
+        time_control="decision=1000,bank=10000,grace=50,startup=10000",
+        boards=1,
+        seed=seed,
+        rating_mode="board",
+        entries=entries,
+        games_total=len(schedule),
+        deal_secret=secret,
+        deal_scope=deal_scope,
+        private_to=private_to,
+    )
+    return storage.row_id(created), schedule
 
 
 def seed_database(
@@ -200,15 +237,5 @@ def store_next_game(seeded: Seeded, tournament_id: int) -> None:
     )
     seats = [ids[e] for e in game.entrants]
     state = play("classic", game.seed, game.first_dealer, [BOTS[e][1] for e in game.entrants])
-    storage.record_game(
-        engine,
-        tournament_id,
-        schedule_index=game.schedule_index,
-        table_index=game.table_index,
-        board_index=game.board_index,
-        seating_index=game.seating_index,
-        seed=game.seed,
-        seats=seats,
-        record=game_record(state, [seeded.labels[s] for s in seats]),
-        board_size=fmt.board_size,
-    )
+    record = game_record(state, [seeded.labels[s] for s in seats])
+    store_game(engine, tournament_id, game, seats, record, fmt.board_size)

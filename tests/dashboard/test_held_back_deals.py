@@ -6,8 +6,6 @@ cards. Each test's control shows the same game in full once nothing is left to h
 from __future__ import annotations
 
 import hashlib
-import json
-import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,15 +16,12 @@ from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
 from arena import storage
-from arena.game.dealing import secret_from_seed
 from arena.game.record import game_record
-from arena.game.rules import PRESETS
 from arena.storage.models import BOARD_DEALS, TABLE_DEALS
-from arena.tournament.deals import table_seeds
-from arena.tournament.formats import RoundRobin, ScheduledGame
+from arena.tournament.formats import ScheduledGame
 from arena.tournament.runner import store_game
 from tests.dashboard.accounts_support import add_account, log_in
-from tests.dashboard.seed import BOTS, STDERR, manifest, play
+from tests.dashboard.seed import BOTS, STDERR, manifest, play, secret_deal_cup
 from tests.dashboard.test_pages import texts
 from tests.migrated_sqlite import migrated_sqlite_url
 from tests.replay.support import embedded, viewer_documents
@@ -80,25 +75,8 @@ def _make_cup(tmp_path: Path, deal_scope: str, seed: int | None) -> Cup:
         digest = hashlib.sha256(name.encode()).hexdigest()
         version, _ = storage.add_bot_version(engine, manifest(name), digest, f"/bots/{name}")
         ids.append(storage.row_id(version))
-    secret = secrets.token_bytes(32) if seed is None else secret_from_seed(seed)
-    schedule = RoundRobin().schedule(
-        len(ids), 1, table_seeds("hmac-sha256/1", None, secret.hex(), deal_scope)
-    )
-    created = storage.create_tournament(
-        engine,
-        name="cup",
-        ruleset="classic",
-        rules_json=json.dumps(PRESETS["classic"].to_json()),
-        time_control="decision=1000,bank=10000,grace=50,startup=10000",
-        boards=1,
-        seed=seed,
-        rating_mode="board",
-        entries=ids,
-        games_total=len(schedule),
-        deal_secret=secret,
-        deal_scope=deal_scope,
-    )
-    cup = Cup(engine, storage.row_id(created), schedule, ids, {})
+    tournament_id, schedule = secret_deal_cup(engine, "cup", ids, deal_scope=deal_scope, seed=seed)
+    cup = Cup(engine, tournament_id, schedule, ids, {})
     for index in range(9):
         cup.store(index)
     cup.set_status("running")
