@@ -8,11 +8,17 @@ stderr tail (:data:`BRAVO_STDERR`), which only ben and organisers may read.
 
 from __future__ import annotations
 
+import atexit
+import copy
+import dataclasses
 import hashlib
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
 from arena import storage
 from arena.game.record import game_record
@@ -78,7 +84,45 @@ def make_cup(
     status: str = "finished",
     name: str = "cup",
 ) -> Cup:
-    """The 4-bot, 1-board round robin *name* (24 games; the first *stored* stored)."""
+    """The 4-bot, 1-board round robin *name* (24 games; the first *stored* stored), in the
+    SQLite file of *url* (what :func:`cup_url` made there is replaced).
+
+    Each test process builds one cup per set of options and hands out byte copies of it
+    (with what was stored, copied too): a cup plays and stores up to 24 games, a second
+    of CPU, and most of these tests want the same one. With ``seed=None`` the deals come
+    from a secret of the process that no seed derives, as they do from a fresh one.
+    """
+    key = (deal_scope, seed, stored, status, name)
+    if key not in _TEMPLATES:
+        folder = Path(tempfile.mkdtemp(prefix="arena-test-cup-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        template = folder / "arena.db"
+        made = _build_cup(migrated_sqlite_url(template), deal_scope, seed, stored, status, name)
+        with made.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        made.engine.dispose()
+        _TEMPLATES[key] = (template, made)
+    template, made = _TEMPLATES[key]
+    path = Path(make_url(url).database or "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, path)
+    return dataclasses.replace(
+        made,
+        engine=storage.open_database(url),
+        schedule=list(made.schedule),
+        ids=list(made.ids),
+        passwords=dict(made.passwords),
+        records=copy.deepcopy(made.records),
+        game_ids=dict(made.game_ids),
+    )
+
+
+_TEMPLATES: dict[tuple[str, int | None, int | None, str, str], tuple[Path, Cup]] = {}
+
+
+def _build_cup(
+    url: str, deal_scope: str, seed: int | None, stored: int | None, status: str, name: str
+) -> Cup:
     engine = storage.open_database(url)
     passwords = {user: add_account(engine, user, "participant") for user in OWNERS.values()}
     ids = []

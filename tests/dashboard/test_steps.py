@@ -15,6 +15,7 @@ from arena.game.rules import PRESETS
 from arena.game.state import GameState
 from arena.replay.steps import StepKind, build_replay
 from arena.simulate import make_policies, play_game
+from tests.presets import every_preset
 
 CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
 
@@ -44,7 +45,7 @@ def known_cards(state: GameState, seat: int) -> set[Card]:
     return known
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_steps_of_every_preset(preset: str) -> None:
     record = record_of(preset, 5)
     replay = build_replay(record)
@@ -94,7 +95,7 @@ def test_all_cards_view_accounts_for_every_card(preset: str) -> None:
         assert len(every) == 52, f"step {index} ({step.kind}): {len(every)} cards"
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_a_seat_view_shows_only_what_the_seat_may_know(preset: str) -> None:
     replay = build_replay(record_of(preset, 13))
     leaks_in_all_cards_view = 0

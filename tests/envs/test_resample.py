@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from tests.envs.optional import require
+from tests.presets import every_preset
 
 require("pyspiel", "bench")
 
 import pyspiel  # noqa: E402  # optional: after the check above
 
 import arena.envs.openspiel  # noqa: E402, F401  # registers the game
-from arena.game import PRESETS  # noqa: E402
 
 GAMES = 2
 """Random games per preset (three hands each: hands 2 and 3 usually have an exchange)."""
@@ -53,7 +53,7 @@ def after_an_exchange(state: Any, seat: int) -> bool:
     return any(seat not in (leg.giver, leg.receiver) for leg in state.view(seat).exchange)
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_every_resample_keeps_the_information_state(preset: str) -> None:
     sampler = pyspiel.UniformProbabilitySampler(1, 0.0, 1.0)
     failures: list[str] = []

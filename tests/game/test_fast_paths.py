@@ -34,6 +34,7 @@ from arena.game.record import game_record
 from arena.game.state import trick_winner
 from arena.simulate import make_policies, play_game
 from tests.oracle import rules_oracle
+from tests.presets import every_preset
 
 RECORD_DIGESTS = {
     "classic": "98052c05923876d6a82509cf0b8428e0f080254d92ab9d3fcd0ba8c79258b96a",
@@ -55,7 +56,7 @@ def _records_digest(preset: str) -> str:
     return digest.hexdigest()
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_records_are_those_of_the_engine_before_the_speed_ups(preset: str) -> None:
     assert _records_digest(preset) == RECORD_DIGESTS[preset]
 
@@ -156,7 +157,7 @@ def test_trick_winners_agree_with_the_oracle() -> None:
         assert trick_winner(cards, leader, suits[trump]) == expected
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_every_played_trick_has_the_oracle_s_winner(preset: str) -> None:
     """The winner inlined in apply() against the oracle, on the tricks of random games."""
     rng = random.Random(6)

@@ -18,6 +18,7 @@ import pytest
 
 from arena.game import PRESETS, Action, GameState, IllegalActionError, Observation, observe
 from arena.game.cards import BIT, cards_in, mask_of
+from tests.presets import every_preset
 
 from .helpers import cards_seen
 
@@ -129,7 +130,7 @@ def find_leak(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_observation_depends_only_on_what_the_seat_may_know(preset: str) -> None:
     assert find_leak(preset, observe) is None
 

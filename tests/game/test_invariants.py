@@ -16,6 +16,7 @@ from arena.game import PRESETS, GameState, Phase, RuleSet, Trump
 from arena.game.cards import FULL_DECK, SUIT_MASK, TRUMP_ORDER, cards_in, mask_of
 from arena.game.rules import NegativeRole, TieRule, WinnerRule
 from arena.game.state import HandLog
+from tests.presets import every_preset
 
 GAMES_PER_PRESET = 600
 
@@ -109,7 +110,7 @@ def _check_result(rules: RuleSet, state: GameState, scores: list[int], hands: in
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_random_games_keep_every_invariant(preset: str) -> None:
     rules = PRESETS[preset]
     rng = random.Random(f"invariants-{preset}")

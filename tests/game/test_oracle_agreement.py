@@ -15,13 +15,14 @@ from arena.game import PRESETS
 from arena.game.record import game_record
 from arena.simulate import make_policies, play_game
 from tests.oracle.rules_oracle import check_record
+from tests.presets import every_preset
 
 GAMES_PER_PRESET = 400
 LINEUPS = (("random", "random", "random"), ("greedy", "random", "greedy"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_oracle_finds_no_difference(preset: str) -> None:
     rules = PRESETS[preset]
     checked_hands = 0

@@ -12,6 +12,7 @@ import pytest
 from arena.game import PRESETS
 from arena.game.record import FORMAT, RecordError, game_record, replay_record
 from arena.simulate import make_policies, play_game
+from tests.presets import every_preset
 
 PLAYERS = ["random@1", "greedy@1", "random@1"]
 
@@ -21,7 +22,7 @@ def _record(preset: str = "classic", seed: int = 5) -> dict[str, Any]:
     return json.loads(json.dumps(game_record(state, PLAYERS)))
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_record_replay_record_is_identical(preset: str) -> None:
     for seed in range(30):
         record = _record(preset, seed)

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from arena.game import PRESETS, GameState, get_ruleset, observe
+from arena.game import GameState, get_ruleset, observe
 from arena.game.cards import cards_in
 from arena.game.policies import RandomPolicy
 from arena.game.public import public_cards, public_view
 from tests.live.privacy import cards_named, not_public
+from tests.presets import every_preset
 
 View = Callable[[GameState], dict[str, Any]]
 
@@ -38,7 +39,7 @@ def _leaks(view: View, preset: str, seeds: range) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_public_view_names_no_private_card(preset: str) -> None:
     seen_played = False
     for seed in range(2):

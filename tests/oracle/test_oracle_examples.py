@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.presets import every_preset
+
 from . import rules_oracle as oracle
 
 RANKS = "23456789TJQKA"
@@ -648,7 +650,7 @@ def test_example10_alternative_negative_setting() -> None:
     assert oracle.end_of_game(rules, (2, 13, -15), 5, False).winners == (1,)
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_example10_cap(preset: str) -> None:
     """After hand 99: unique top wins, a shared top draws; both with reason capped."""
     rules = rules_of(preset)
@@ -668,7 +670,7 @@ def test_example10_cap(preset: str) -> None:
 SEEDS = range(4)
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 @pytest.mark.parametrize("seed", SEEDS)
 def test_generated_games_are_consistent(preset: str, seed: int) -> None:
     """Random legal games written by the independent generator check clean."""
@@ -676,7 +678,7 @@ def test_generated_games_are_consistent(preset: str, seed: int) -> None:
     assert oracle.check_record(record) == []
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_generated_capped_games_are_consistent(preset: str) -> None:
     """With max_hands = 3 most games stop on the cap (7.4); all must check clean."""
     reasons = set()

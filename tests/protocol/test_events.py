@@ -35,6 +35,7 @@ from arena.protocol.observations import (
 from arena.protocol.rules import rules_to_proto
 from arena.protocol.wire import PROTOCOL_VERSION, ProtocolError
 from arena.v1 import arena_pb2 as pb
+from tests.presets import every_preset
 from tests.protocol.protocol_support import rule_variants, wire
 
 
@@ -46,7 +47,7 @@ def _finished_game(preset: str, seed: int) -> GameState:
     return state
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_hand_end_and_game_end_round_trip(preset: str) -> None:
     state = _finished_game(preset, 4)
     for log in state.history:

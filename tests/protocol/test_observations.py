@@ -24,6 +24,7 @@ from arena.protocol.observations import (
 )
 from arena.protocol.wire import ProtocolError
 from arena.v1 import arena_pb2 as pb
+from tests.presets import every_preset
 from tests.protocol.protocol_support import wire
 
 GAMES_PER_PRESET = 2
@@ -41,7 +42,7 @@ def random_game_observations(rules: RuleSet, seed: int) -> Iterator[Observation]
         state.apply(rng.choice(state.legal_actions()))
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_observation_round_trip_at_every_decision_point(preset: str) -> None:
     rules = PRESETS[preset]
     seen: set[str] = set()

@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from arena.game.rules import PRESETS
 from arena.replay.frames import (
     FIELDS,
     PERSPECTIVES,
@@ -23,10 +22,11 @@ from arena.replay.frames import (
     whole_frames,
 )
 from arena.replay.steps import build_replay
+from tests.presets import every_preset
 from tests.replay.support import seat_leaks, seeded_record
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_every_step_and_perspective_round_trips(preset: str) -> None:
     replay = build_replay(seeded_record(preset, 3))
     payload = json.loads(frames_json(replay))
@@ -78,7 +78,7 @@ def test_cards_are_two_character_ids_run_together() -> None:
     assert split_cards(None) == [] and split_cards("") == []
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_a_seat_frame_never_shows_another_seats_hidden_cards(preset: str) -> None:
     replay = build_replay(seeded_record(preset, 13))
     payload = replay_frames(replay)

@@ -10,10 +10,11 @@ from arena.search import PimcPolicy, think_seconds
 from arena.search import pimc as pimc_module
 from arena.search.rollout import rollout as real_rollout
 from arena.simulate import UnknownPolicyError, make_policies
+from tests.presets import every_preset
 from tests.search.worlds import decision_points
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_every_decision_kind_is_legal(preset: str) -> None:
     """Three PIMC seats play three hands: every trump call, discard, give and play they
     choose is accepted by the engine (``apply_decision`` raises on an illegal one)."""
