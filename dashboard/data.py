@@ -11,12 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from arena import storage
 from arena.replay.steps import Replay, build_replay
-from arena.storage.database import data_dir, default_url, open_database
+from arena.storage.database import StorageError, data_dir, default_url, open_database
 from arena.storage.live import LiveRow, live_rows
+from arena.storage.outage import unreachable_reason
 from arena.storage.privacy import Viewer, redact_seats, seat_owners
 from arena.storage.test_matches import may_see_tournament
 from arena.storage.users import Actor
@@ -72,6 +75,47 @@ def visible_tournaments(url: str, visitor: Actor | None) -> list[storage.Tournam
 def progress(url: str, tournament_id: int) -> storage.Progress:
     """Status and stored games of a tournament."""
     return storage.progress(engine_for(url), tournament_id)
+
+
+RETRY_SECONDS = 5
+"""How often a page that met a database outage checks whether the database is back."""
+UNAVAILABLE = "database unavailable, retrying"
+
+
+def show_if_unavailable(exc: BaseException) -> bool:
+    """If *exc* says the database cannot be reached (a restart, a failover:
+    :func:`arena.storage.outage.unreachable_reason`), show "database unavailable,
+    retrying" instead of the page, and come back by itself once the database answers;
+    whether it did. Any other error is the caller's to raise.
+
+    Why a timer in the page rather than a loop here: a script run that sleeps holds its
+    session, and the visitor could not even switch pages meanwhile; the fragment below
+    asks every :data:`RETRY_SECONDS` seconds, in the browser's own time, and reruns the
+    whole page once the database is back (pages never cache a failure: Streamlit caches
+    only results).
+    """
+    reason = unreachable_reason(exc)
+    if reason is None:
+        return False
+    st.warning(f"{UNAVAILABLE} ({reason}); this page comes back by itself once it answers.")
+    _rerun_when_back()
+    return True
+
+
+@st.fragment(run_every=RETRY_SECONDS)
+def _rerun_when_back() -> None:
+    if database_answers():
+        st.rerun(scope="app")
+
+
+def database_answers() -> bool:
+    """Whether the served database answers a trivial query now."""
+    try:
+        with engine().connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except (StorageError, SQLAlchemyError):
+        return False
+    return True
 
 
 def data_version(progress: storage.Progress) -> Version:

@@ -25,6 +25,7 @@ from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
 from arena.ratings.sprt import MIN_BOARDS, SprtSettings, SprtState, Verdict
 from arena.storage.database import StorageError
+from arena.storage.outage import DatabaseFull
 from arena.tournament import setup
 from arena.tournament.compare import (
     GAMES_PER_BOARD,
@@ -37,6 +38,15 @@ from arena.tournament.compare import (
     run_version_test,
 )
 from arena.tournament.executor import ExecutorError, LocalProcessExecutor
+from arena.tournament.outage import (
+    DEFAULT_RETRY_FOR,
+    EX_TEMPFAIL,
+    RETRY_FOR_ENV,
+    DatabaseGone,
+    OutageWait,
+    policy_from_env,
+)
+from arena.tournament.polite_stop import Stopped, until_stopped
 from arena.tournament.setup import DEFAULT_TIME_CONTROL
 
 EXIT_CODES: Final = {Verdict.BETTER: 0, Verdict.NOT_BETTER: 1, Verdict.UNDECIDED: 3}
@@ -86,6 +96,10 @@ def _margin(ctx: click.Context, param: click.Parameter, value: float) -> float:
               help="Reproducible, predictable deals from this seed (research runs only); "
               "default: a fresh secret no bot can search.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option("--db-retry-for", type=click.FloatRange(min=0), default=DEFAULT_RETRY_FOR,
+              envvar=RETRY_FOR_ENV, show_default=True, metavar="SECONDS",
+              help="How long to wait for a database that cannot be reached before stopping "
+              f"with exit status 75 (run it again to resume) [env {RETRY_FOR_ENV}].")  # fmt: skip
 @user_option
 @db_options
 def compare_command(
@@ -103,6 +117,7 @@ def compare_command(
     name: str | None,
     seed: int | None,
     as_json: bool,
+    db_retry_for: float,
     user: str | None,
     db: str | None,
     data: Path | None,
@@ -114,7 +129,9 @@ def compare_command(
     CANDIDATE and BASELINE are bot names (latest version) or NAME@VERSION. Every game is
     stored as a tournament of format version_test, so the dashboard replays it and draws
     the test's progress. Exit status: 0 better, 1 not better, 3 no decision within
-    --max-boards, 4 the test could not be run. Like any tournament, organisers only.
+    --max-boards, 4 the test could not be run, 75 the database stayed unreachable past
+    --db-retry-for or its disk is full (run it again to resume). Like any tournament,
+    organisers only.
     """
     resolve_ruleset(ruleset)
     resolve_time_control(time_control)
@@ -148,10 +165,12 @@ def compare_command(
         raise click.BadParameter(str(exc), param_hint=exc.param) from None
     except (StorageError, OSError) as exc:
         raise CompareFailed(str(exc)) from None
-    play(engine, spec, parallel, as_json)
+    play(engine, spec, parallel, as_json, db_retry_for)
 
 
-def resume(engine: Engine, tournament_id: int, parallel: int | None) -> NoReturn:
+def resume(
+    engine: Engine, tournament_id: int, parallel: int | None, retry_for: float | None = None
+) -> NoReturn:
     """Go on with a stopped version test (``arena tournament run NAME`` calls this): its
     stored games count, the rest are played until the test decides.
 
@@ -163,11 +182,19 @@ def resume(engine: Engine, tournament_id: int, parallel: int | None) -> NoReturn
         raise CompareFailed(str(exc)) from None
     if spec is None:
         raise CompareFailed("this version test's settings are not stored; start a new one")
-    play(engine, spec, parallel, as_json=False)
+    play(engine, spec, parallel, as_json=False, retry_for=retry_for)
 
 
-def play(engine: Engine, spec: VersionTestSpec, parallel: int | None, as_json: bool) -> NoReturn:
-    """Run version test *spec* to its verdict, print it, and exit with its status."""
+def play(
+    engine: Engine,
+    spec: VersionTestSpec,
+    parallel: int | None,
+    as_json: bool,
+    retry_for: float | None = None,
+) -> NoReturn:
+    """Run version test *spec* to its verdict, print it, and exit with its status; a
+    database outage is waited out for *retry_for* seconds (default ``$ARENA_DB_RETRY_FOR``
+    or 3 minutes), one line a wait, then exit 75."""
     errors = Console(stderr=True, highlight=False)
     errors.print(safe_text(describe(spec)), markup=False)  # bot labels are the authors' text
 
@@ -177,8 +204,23 @@ def play(engine: Engine, spec: VersionTestSpec, parallel: int | None, as_json: b
             f"(bounds {state.lower:+.2f}, {state.upper:+.2f})"
         )
 
+    outage = OutageWait(
+        policy_from_env(retry_for), say=lambda line: errors.print(safe_text(line), markup=False)
+    )
+    executor = LocalProcessExecutor(parallel)
     try:
-        outcome = asyncio.run(run_version_test(engine, spec, LocalProcessExecutor(parallel), show))
+        outcome = asyncio.run(
+            until_stopped(run_version_test(engine, spec, executor, show, outage=outage))
+        )
+    except Stopped as stop:
+        errors.print(f"version test stopped by {stop.name}: games played so far are kept")
+        raise click.exceptions.Exit(stop.exit_status) from None
+    except (DatabaseGone, DatabaseFull) as exc:
+        errors.print(
+            f"arena: {safe_text(str(exc))} (games played so far are kept; run again)",
+            markup=False,
+        )
+        raise click.exceptions.Exit(EX_TEMPFAIL) from None
     except (StorageError, ExecutorError) as exc:
         raise CompareFailed(f"{exc} (games played so far are kept)") from None
     if as_json:

@@ -49,6 +49,7 @@ from arena.tournament.executor import Executor, ExecutorError, LocalProcessExecu
 from arena.tournament.formats import SEATINGS, ScheduledGame, board_games
 from arena.tournament.jobs import GameJob
 from arena.tournament.loop import RunFormat, RunProgress, game_job, play, store_game
+from arena.tournament.outage import OutageWait
 
 FORMAT: Final = "version_test"
 """The ``tournament.format`` of a version test."""
@@ -418,6 +419,7 @@ async def run_version_test(
     executor: Executor | None = None,
     on_board: Callable[[SprtState], None] | None = None,
     boards_at_once: int | None = None,
+    outage: OutageWait | None = None,
 ) -> VersionTestResult:
     """Play boards of version test *spec* until the test decides or ``max_boards`` are
     spent (resuming: stored games are kept and counted); the result.
@@ -427,7 +429,8 @@ async def run_version_test(
     batch runs up to ``min_boards`` (no verdict comes earlier); the test is evaluated after
     each batch, board by board, so a batch's boards after the deciding one are stored but
     not counted. *on_board* is called with the test's state after each
-    newly counted board.
+    newly counted board. A database outage is waited out between boards as in every run
+    (*outage*, :mod:`arena.tournament.outage`).
 
     :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault),
         or the executor returns with a board unplayed.
@@ -435,7 +438,7 @@ async def run_version_test(
     :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     """
     test = VersionTestRun(engine, spec, executor, on_board, boards_at_once)
-    await play(engine, test, test.executor)
+    await play(engine, test, test.executor, outage=outage)
     return test.current
 
 

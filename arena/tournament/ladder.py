@@ -47,6 +47,7 @@ from arena.tournament.formats import Ladder, ScheduledGame
 from arena.tournament.jobs import GameJob
 from arena.tournament.loop import RunFormat, game_job, play, store_game
 from arena.tournament.matchmaker import Contender, MatchmakerSettings, is_settled, pick_table
+from arena.tournament.outage import OutageWait
 
 LOGGER = logging.getLogger(__name__)
 
@@ -200,9 +201,12 @@ async def run_ladder(
     on_progress: Callable[[LadderProgress], None] | None = None,
     *,
     follow: bool = False,
+    outage: OutageWait | None = None,
 ) -> LadderProgress:
     """Play ladder *name*: first the missing games of its stored matches, then new matches
     until it stops (budget spent or settled); with *follow*, only the budget stops it.
+    The matchmaker's reads and writes wait out a database outage like the games' stores
+    (*outage*, :mod:`arena.tournament.outage`).
 
     :raises NotALadderError: if *name* is not a ladder.
     :raises arena.storage.StorageError: if there is no such tournament.
@@ -212,4 +216,5 @@ async def run_ladder(
     tournament = storage.get_tournament(engine, name)
     if tournament.format != storage.LADDER_FORMAT:
         raise NotALadderError(f"{name!r} is a {tournament.format}, not a ladder")
-    return await play(engine, LadderRun(engine, tournament, follow), executor, on_progress)
+    run = LadderRun(engine, tournament, follow)
+    return await play(engine, run, executor, on_progress, outage)

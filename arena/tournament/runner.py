@@ -31,6 +31,7 @@ from arena.tournament.formats import ScheduledGame, get_format
 from arena.tournament.jobs import GameJob
 from arena.tournament.ladder import LadderProgress
 from arena.tournament.loop import RunFormat, RunProgress, game_job, play, store_game
+from arena.tournament.outage import OutageWait
 
 __all__ = [
     "RoundRobinRun",
@@ -113,6 +114,7 @@ async def run_tournament(
     name: str,
     executor: Executor | None = None,
     on_progress: Callable[[RunProgress], None] | None = None,
+    outage: OutageWait | None = None,
 ) -> RunProgress:
     """Play every game of tournament *name* that is not stored yet, storing each as it ends.
 
@@ -124,7 +126,7 @@ async def run_tournament(
     :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     """
     found = storage.get_tournament(engine, name)
-    return await play(engine, RoundRobinRun(engine, found), executor, on_progress)
+    return await play(engine, RoundRobinRun(engine, found), executor, on_progress, outage)
 
 
 async def run(
@@ -134,9 +136,11 @@ async def run(
     on_progress: Callable[[RunProgress | LadderProgress], None] | None = None,
     *,
     follow: bool = False,
+    outage: OutageWait | None = None,
 ) -> RunProgress | LadderProgress:
     """Play (or resume) tournament *name*, whatever its format, through the one run loop;
-    its final progress. Only a ladder may *follow* (:func:`arena.tournament.ladder.run_ladder`);
+    its final progress (*outage*: how a database outage is waited out, see
+    :mod:`arena.tournament.outage`). Only a ladder may *follow* (:func:`arena.tournament.ladder.run_ladder`);
     a version test plays until its sequential test decides, as
     :func:`arena.tournament.compare.run_version_test`, reporting games like a round robin.
 
@@ -145,16 +149,20 @@ async def run(
         version test's settings are unreadable, or the database fails.
     :raises arena.storage.runner_lock.RunnerBusy: if another runner is playing it.
     :raises arena.tournament.executor.ExecutorError: if a worker fails (not a bot fault).
+    :raises arena.tournament.outage.DatabaseGone: if the database stays unreachable past
+        the retry limit (a later run resumes).
     """
     found = storage.get_tournament(engine, name)
     if found.format == storage.LADDER_FORMAT:
-        return await ladder.run_ladder(engine, name, executor, on_progress, follow=follow)
+        return await ladder.run_ladder(
+            engine, name, executor, on_progress, follow=follow, outage=outage
+        )
     if follow:
         raise ValueError("only a ladder can follow")
     if found.format != compare.FORMAT:
-        return await play(engine, RoundRobinRun(engine, found), executor, on_progress)
+        return await play(engine, RoundRobinRun(engine, found), executor, on_progress, outage)
     spec = compare.load_spec(engine, storage.row_id(found))
     if spec is None:
         raise StorageError("this version test's settings are not stored; start a new one")
     test = compare.VersionTestRun(engine, spec, executor)
-    return await play(engine, test, test.executor, on_progress)
+    return await play(engine, test, test.executor, on_progress, outage)
