@@ -17,6 +17,7 @@ from typing import Any, TypeAlias
 from arena.game import RuleSet
 from arena.game.dealing import HMAC_SHUFFLE, board_key
 from arena.game.policies import Policy
+from arena.referee.human_seat import HumanSeat
 from arena.referee.manifest import BotManifest
 from arena.referee.process import DEFAULT_LOG_CAP
 from arena.referee.timecontrol import TimeControl
@@ -42,7 +43,8 @@ class PolicySeat:
         return f"{self.policy.name}@builtin"
 
 
-SeatSpec: TypeAlias = BotManifest | RemoteSeat | PolicySeat
+SeatSpec: TypeAlias = BotManifest | RemoteSeat | PolicySeat | HumanSeat
+"""A person's seat (:class:`HumanSeat`) is asked through its desk (docs/play.md)."""
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from arena.protocol import convert
 from arena.referee.config import GameSetup, MatchConfig, PolicySeat, SeatStats
 from arena.referee.errors import BotError, BotIllegalAction, BotProtocolError
 from arena.referee.faults import fault_detail, fault_notice, fault_record
+from arena.referee.human_seat import HumanSeat, ask_person
 from arena.referee.seat import SeatRunner
 from arena.referee.timecontrol import Clock
 from arena.referee.wire.descriptors import check_descriptors, descriptors_needed
@@ -98,16 +99,18 @@ class GameLoop:
         # One turn of the loop starts the writes, so they complete while the next request
         # is built, not inside its timed round trip (Session.ask writes it after them).
         await asyncio.sleep(0)
-        clocks = [Clock(config.time_control) for _ in range(3)]
+        # A person's seat keeps its own clock (minutes: docs/play.md), the bots the match's.
+        clocks = [
+            Clock(r.spec.time_control if isinstance(r.spec, HumanSeat) else config.time_control)
+            for r in self.runners
+        ]
         times: list[list[float]] = [[], [], []]
-        feed = self.on_public
-        if feed is not None:
-            feed(public_view(state))
+        self._tell(state)
         while not state.is_over:
             seat = state.current_seat
             hand = state.hand
             runner = self.runners[seat]
-            if autopilot[seat] or not runner.is_bot:
+            if autopilot[seat] or not (runner.is_bot or isinstance(runner.spec, HumanSeat)):
                 policy = (
                     runner.spec.policy if isinstance(runner.spec, PolicySeat) else self.autopilot
                 )
@@ -124,8 +127,7 @@ class GameLoop:
                     faults.append(await self._fault(runner, state, error))
                     autopilot[seat] = True
                     state.apply_decision(self.autopilot.act(observe(state, seat)))
-            if feed is not None:
-                feed(public_view(state))
+            self._tell(state)
             if hand.scores is not None:
                 self._send_all(
                     autopilot,
@@ -163,6 +165,15 @@ class GameLoop:
             "refused_streams": refused,
         }
         return game_record(state, labels, faults, extra)
+
+    def _tell(self, state: GameState) -> None:
+        """Tell the live feed the public view, and every person's desk its own seat's
+        observation (nothing else: docs/play.md)."""
+        if self.on_public is not None:
+            self.on_public(public_view(state))
+        for runner in self.runners:
+            if isinstance(runner.spec, HumanSeat):
+                runner.spec.desk.show(observe(state, runner.seat))
 
     @staticmethod
     async def _fault(runner: SeatRunner, state: GameState, error: BotError) -> dict[str, Any]:
@@ -234,6 +245,8 @@ class GameLoop:
     async def _ask(
         self, runner: SeatRunner, state: GameState, clock: Clock
     ) -> tuple[Decision, float]:
+        if isinstance(runner.spec, HumanSeat):
+            return await ask_person(runner.spec, observe(state, runner.seat), clock)
         assert runner.session is not None
         obs = observe(state, runner.seat)
         request = convert.request_message(

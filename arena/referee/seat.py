@@ -27,6 +27,7 @@ from arena.referee.config import (
     SeatSpec,
 )
 from arena.referee.errors import ArenaFault, BotError, BotStartupError, FaultKind
+from arena.referee.human_seat import HumanSeat
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess, LogCapture, bot_environment
 from arena.referee.wire.doors import RefereeServer
@@ -63,13 +64,14 @@ class SeatRunner:
     def label(self) -> str:
         if isinstance(self.spec, BotManifest):
             return self.spec.label
-        if isinstance(self.spec, PolicySeat):
+        if isinstance(self.spec, PolicySeat | HumanSeat):
             return self.spec.label
         return self.remote_label or f"{self.spec.name}@remote"
 
     @property
     def is_bot(self) -> bool:
-        return not isinstance(self.spec, PolicySeat)
+        """A process or a remote bot (a policy or a person has no process to start)."""
+        return not isinstance(self.spec, PolicySeat | HumanSeat)
 
     async def ensure_started(self, server: RefereeServer, welcome: pb.Welcome) -> None:
         """Make sure a healthy bot is connected to this seat.
