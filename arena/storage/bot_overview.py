@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, case, func
+from sqlalchemy import Engine, func
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
@@ -18,9 +18,9 @@ from arena.storage.database import (
 )
 from arena.storage.models import (
     Bot,
+    BotTally,
     BotVersion,
     Entry,
-    GameSeat,
     Tournament,
     User,
     row_id,
@@ -90,11 +90,13 @@ def bot_overview(engine: Engine) -> list[BotInfo]:
         version_id: (int(games), int(faulted or 0))
         for version_id, games, faulted in read_rows(
             engine,
+            # The tallies kept as games are stored (arena.storage.tallies): one row per
+            # entry, not a scan of every seat ever played.
             sa_select(
-                col(GameSeat.bot_version_id),
-                func.count(),
-                func.sum(case((col(GameSeat.faulted), 1), else_=0)),
-            ).group_by(col(GameSeat.bot_version_id)),
+                col(BotTally.bot_version_id),
+                func.sum(col(BotTally.games)),
+                func.sum(col(BotTally.faults)),
+            ).group_by(col(BotTally.bot_version_id)),
         )
     }
     entered: dict[int, list[str]] = {}

@@ -29,8 +29,9 @@ from arena.storage.database import (
     read_session,
     write_session,
 )
-from arena.storage.models import BOARD_SIZE, CONTRACTS, Entry, Game, GameSeat
+from arena.storage.models import BOARD_SIZE, CONTRACTS, BotTally, Entry, Game, GameSeat
 from arena.storage.ratings import rate_prefix, rating_model
+from arena.storage.tallies import add_pairs, add_seats
 from arena.storage.tournaments import lock_tournament
 
 
@@ -78,7 +79,8 @@ def record_game(  # noqa: PLR0913  (keyword-only: one per schedule field)
     """Store one finished game and bring the tournament's ratings up to date, atomically.
 
     *seats* are the bot version ids by seat (three distinct entrants); *record* is the whole
-    ``arena952.game/1`` record. In one transaction: insert the game and its seats, then rate
+    ``arena952.game/1`` record. In one transaction: insert the game and its seats, add the
+    seats to their bots' tallies (:mod:`arena.storage.tallies`), then rate
     every game (``game`` mode) or complete board of *board_size* games (``board`` mode) of
     the gap-free stored prefix not yet rated. Concurrent callers for one tournament are
     serialised on the tournament row, so the result never depends on arrival order. Pass
@@ -139,7 +141,7 @@ def record_game(  # noqa: PLR0913  (keyword-only: one per schedule field)
             session.flush()
             assert game.id is not None
             ranks = ranks_for_game([f.score for f in facts], [f.faulted for f in facts])
-            session.add_all(
+            game_seats = [
                 GameSeat(
                     game_id=game.id,
                     seat=seat,
@@ -156,7 +158,10 @@ def record_game(  # noqa: PLR0913  (keyword-only: one per schedule field)
                     made_2=fact.made[2],
                 )
                 for seat, fact in enumerate(facts)
-            )
+            ]
+            session.add_all(game_seats)
+            add_seats(session, tournament_id, game_seats)
+            add_pairs(session, tournament_id, schedule_index, game_seats)
             session.flush()
             rate_prefix(session, tournament, rating_model(model), board_size)
             session.commit()
@@ -353,15 +358,19 @@ def game_page(
 
 @database_errors
 def game_count(engine: Engine, tournament_id: int, bot_version_id: int | None = None) -> int:
-    """Stored games of a tournament, optionally only those where one bot sat."""
-    statement = (
-        sa_select(func.count()).select_from(Game).where(col(Game.tournament_id) == tournament_id)
+    """Stored games of a tournament, optionally only those where one bot sat.
+
+    Read from ``bot_tally`` (:mod:`arena.storage.tallies`), kept as games are stored: a
+    bot sits at most once in a game, so its tally's ``games`` are the games where it sat,
+    and a third of the tournament's seats counted are its games; no scan of the games."""
+    statement = sa_select(func.coalesce(func.sum(col(BotTally.games)), 0)).where(
+        col(BotTally.tournament_id) == tournament_id
     )
     if bot_version_id is not None:
-        statement = statement.join(GameSeat, col(GameSeat.game_id) == col(Game.id)).where(
-            col(GameSeat.bot_version_id) == bot_version_id
+        return int(
+            read_rows(engine, statement.where(col(BotTally.bot_version_id) == bot_version_id))[0][0]
         )
-    return int(read_rows(engine, statement)[0][0])
+    return int(read_rows(engine, statement)[0][0]) // 3
 
 
 @database_errors

@@ -2,7 +2,8 @@
 deltas and trump calls, and faults (their detail and the bot's stderr only for its owner
 and organisers: :mod:`arena.storage.privacy`).
 
-Sums come from the narrow ``game_seat`` table; records are read only where nothing else
+Sums come from the tallies kept as games are stored (``bot_tally``, ``pair_tally``:
+:mod:`arena.storage.tallies`), one row per bot or pair; records are read only where nothing else
 holds the numbers, and then a bounded number of them: per-contract deltas and trump calls
 from a sample of the most recent games (whose size the result states), fault details from
 faulted games only.
@@ -16,17 +17,26 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
-from sqlalchemy import Engine, and_, case, func
+from sqlalchemy import Engine, and_, func
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import aliased
 from sqlmodel import col
 
 from arena.storage.bots import version_labels
 from arena.storage.database import database_errors, read_rows
-from arena.storage.models import BOARD_SIZE, BotVersion, Game, GameSeat, Tournament
+from arena.storage.models import (
+    BOARD_SIZE,
+    BotTally,
+    BotVersion,
+    Game,
+    GameSeat,
+    PairTally,
+    Tournament,
+)
 from arena.storage.privacy import Viewer, owners_of_versions, redact_record
+from arena.storage.tallies import SCALE
 
 DEFAULT_SAMPLE: Final = 2000
 """Games read for the record-based statistics (per-contract deltas, trump calls)."""
@@ -90,6 +100,56 @@ def head_to_head(
     not independent: the interval treats each board at a table as one observation (its
     per-game mean difference), which is what the duplicate format is for.
     """
+    rows: Sequence[Any]
+    if board_size == BOARD_SIZE:
+        # Kept as games are stored (arena.storage.tallies): one row per pair.
+        pair = PairTally
+        rows = [
+            (a, b, boards, games, total / SCALE, squares / SCALE**2)
+            for a, b, boards, games, total, squares in read_rows(
+                engine,
+                sa_select(
+                    col(pair.bot_a),
+                    col(pair.bot_b),
+                    col(pair.boards),
+                    col(pair.games),
+                    col(pair.mean60_sum),
+                    col(pair.mean60_squares),
+                )
+                .where(col(pair.tournament_id) == tournament_id)
+                .order_by(col(pair.bot_a), col(pair.bot_b)),
+            )
+        ]
+    else:
+        rows = _head_to_head_rows(engine, tournament_id, board_size)
+    labels = version_labels(engine)
+    pairs = []
+    for a, b, boards, games, total, squares in rows:
+        mean = float(total) / boards
+        if boards > 1:
+            variance = max(0.0, (float(squares) - boards * mean * mean) / (boards - 1))
+            half = t_quantile(boards - 1) * math.sqrt(variance / boards)
+        else:
+            half = math.nan
+        pairs.append(
+            HeadToHead(
+                a,
+                b,
+                labels.get(a, str(a)),
+                labels.get(b, str(b)),
+                int(games),
+                int(boards),
+                mean,
+                mean - half,
+                mean + half,
+            )
+        )
+    return pairs
+
+
+def _head_to_head_rows(engine: Engine, tournament_id: int, board_size: int) -> list[Any]:
+    """``(a, b, boards, games, sum of board means, sum of their squares)`` per pair, from
+    ``game_seat`` (for a board size other than the one the tallies keep)."""
     seat_a, seat_b = aliased(GameSeat, name="sa"), aliased(GameSeat, name="sb")
     per_board = (
         sa_select(
@@ -117,7 +177,7 @@ def head_to_head(
         .subquery("boards")
     )
     board = per_board.c
-    rows = read_rows(
+    return read_rows(
         engine,
         sa_select(
             board.a,
@@ -130,29 +190,6 @@ def head_to_head(
         .group_by(board.a, board.b)
         .order_by(board.a, board.b),
     )
-    labels = version_labels(engine)
-    pairs = []
-    for a, b, boards, games, total, squares in rows:
-        mean = float(total) / boards
-        if boards > 1:
-            variance = max(0.0, (float(squares) - boards * mean * mean) / (boards - 1))
-            half = t_quantile(boards - 1) * math.sqrt(variance / boards)
-        else:
-            half = math.nan
-        pairs.append(
-            HeadToHead(
-                a,
-                b,
-                labels.get(a, str(a)),
-                labels.get(b, str(b)),
-                int(games),
-                int(boards),
-                mean,
-                mean - half,
-                mean + half,
-            )
-        )
-    return pairs
 
 
 # --------------------------------------------------------------------------- contracts
@@ -177,24 +214,23 @@ class ContractStats:
 
 @database_errors
 def contract_stats(engine: Engine, tournament_id: int) -> list[ContractStats]:
-    """Per bot and contract: hands played and made, over every stored game (SQL sums)."""
-    seat = GameSeat
+    """Per bot and contract: hands played and made, over every stored game (from
+    ``bot_tally``, kept as games are stored: :mod:`arena.storage.tallies`)."""
+    tally = BotTally
     rows = read_rows(
         engine,
         sa_select(
-            col(seat.bot_version_id),
+            col(tally.bot_version_id),
             col(BotVersion.label),
-            func.sum(col(seat.hands_9)),
-            func.sum(col(seat.made_9)),
-            func.sum(col(seat.hands_5)),
-            func.sum(col(seat.made_5)),
-            func.sum(col(seat.hands_2)),
-            func.sum(col(seat.made_2)),
+            col(tally.hands_9),
+            col(tally.made_9),
+            col(tally.hands_5),
+            col(tally.made_5),
+            col(tally.hands_2),
+            col(tally.made_2),
         )
-        .join(Game, col(Game.id) == col(seat.game_id))
-        .join(BotVersion, col(BotVersion.id) == col(seat.bot_version_id))
-        .where(col(Game.tournament_id) == tournament_id)
-        .group_by(col(seat.bot_version_id), col(BotVersion.label))
+        .join(BotVersion, col(BotVersion.id) == col(tally.bot_version_id))
+        .where(col(tally.tournament_id) == tournament_id, col(tally.games) > 0)
         .order_by(col(BotVersion.label)),
     )
     out = []
@@ -298,19 +334,18 @@ class FaultCount:
 
 @database_errors
 def fault_counts(engine: Engine, tournament_id: int) -> list[FaultCount]:
-    """Per bot of a tournament: games played and games with at least one fault."""
+    """Per bot of a tournament: games played and games with at least one fault (from
+    ``bot_tally``)."""
     rows = read_rows(
         engine,
         sa_select(
-            col(GameSeat.bot_version_id),
+            col(BotTally.bot_version_id),
             col(BotVersion.label),
-            func.count(),
-            func.sum(case((col(GameSeat.faulted), 1), else_=0)),
+            col(BotTally.games),
+            col(BotTally.faults),
         )
-        .join(Game, col(Game.id) == col(GameSeat.game_id))
-        .join(BotVersion, col(BotVersion.id) == col(GameSeat.bot_version_id))
-        .where(col(Game.tournament_id) == tournament_id)
-        .group_by(col(GameSeat.bot_version_id), col(BotVersion.label))
+        .join(BotVersion, col(BotVersion.id) == col(BotTally.bot_version_id))
+        .where(col(BotTally.tournament_id) == tournament_id, col(BotTally.games) > 0)
         .order_by(col(BotVersion.label)),
     )
     return [FaultCount(b, label, int(n), int(f or 0)) for b, label, n, f in rows]
@@ -343,7 +378,9 @@ def faults(
     if bot_version_ids is not None:
         faulted = faulted.where(col(GameSeat.bot_version_id).in_(list(bot_version_ids)))
     if tournament_id is not None:
-        faulted = faulted.where(col(Game.tournament_id) == tournament_id)
+        # "+ 0": never drive this from the tournament's games (a million index entries);
+        # the partial index of faulted seats (a few) comes first, the game by its key.
+        faulted = faulted.where(col(Game.tournament_id) + 0 == tournament_id)
     faulted = faulted.order_by(col(GameSeat.game_id).desc()).limit(max(0, limit))
     game_ids = [row[0] for row in read_rows(engine, faulted)]
     if not game_ids:

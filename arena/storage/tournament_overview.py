@@ -20,9 +20,9 @@ from arena.storage.database import (
 )
 from arena.storage.models import (
     BOARD_DEALS,
+    BotTally,
     BotVersion,
     Entry,
-    Game,
     Rating,
     Tournament,
     row_id,
@@ -97,11 +97,14 @@ class TournamentInfo:
 @database_errors
 def tournament_overview(engine: Engine) -> list[TournamentInfo]:
     """Every tournament, newest first, with its entrants and stored game count."""
+    # From the tallies (one row per entrant): each stored game adds one to three of them.
     stored = {
-        tournament_id: int(count)
-        for tournament_id, count in read_rows(
+        tournament_id: int(seats or 0) // 3
+        for tournament_id, seats in read_rows(
             engine,
-            sa_select(col(Game.tournament_id), func.count()).group_by(col(Game.tournament_id)),
+            sa_select(col(BotTally.tournament_id), func.sum(col(BotTally.games))).group_by(
+                col(BotTally.tournament_id)
+            ),
         )
     }
     entrants: dict[int, list[tuple[int, str]]] = {}
@@ -174,12 +177,15 @@ def progress(engine: Engine, tournament_id: int) -> Progress:
     )
     if not head:
         raise StorageError(f"no tournament with id {tournament_id}")
-    ((count, last),) = read_rows(
+    # From the tallies, kept as games are stored (arena.storage.tallies): a third of the
+    # seats counted is the games stored, without scanning them.
+    ((seats, last),) = read_rows(
         engine,
-        sa_select(func.count(), func.max(col(Game.id))).where(
-            col(Game.tournament_id) == tournament_id
+        sa_select(func.sum(col(BotTally.games)), func.max(col(BotTally.last_game_id))).where(
+            col(BotTally.tournament_id) == tournament_id
         ),
     )
+    count = int(seats or 0) // 3
     ((rated_through,),) = read_rows(
         engine,
         sa_select(func.max(col(Rating.rated_through))).where(
