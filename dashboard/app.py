@@ -21,7 +21,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from dashboard import auth  # noqa: E402  (needs the sys.path entry above)
+from dashboard import auth, data  # noqa: E402  (needs the sys.path entry above)
 
 st.set_page_config(page_title="952 Arena", page_icon=":material/playing_cards:", layout="wide")
 
@@ -40,12 +40,17 @@ PAGES = [
     st.Page("views/ladder.py", title="Ladder", icon=":material/stairs:"),
     st.Page("views/version_tests.py", title="Version tests", icon=":material/compare_arrows:"),
     st.Page("views/test_match.py", title="Test match", icon=":material/play_arrow:"),
+    st.Page("views/play.py", title="Play", icon=":material/sports_esports:"),
     # Reached from the sidebar's links (and by URL): not in the page list.
     st.Page("views/join.py", title="Sign up", icon=":material/person_add:", visibility="hidden"),
     st.Page("views/account.py", title="Account", icon=":material/key:", visibility="hidden"),
 ]
 
 page = st.navigation(PAGES)
-visitor = auth.gate(page.url_path)  # who is logged in (or stop here: a private arena, ...)
-st.sidebar.caption(auth.sidebar_caption(visitor))
-page.run()
+try:
+    visitor = auth.gate(page.url_path)  # who is logged in (or stop here: a private arena, ...)
+    st.sidebar.caption(auth.sidebar_caption(visitor))
+    page.run()
+except Exception as exc:  # a database outage: say so and come back by itself (data.py)
+    if not data.show_if_unavailable(exc):
+        raise

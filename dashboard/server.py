@@ -14,9 +14,11 @@ addresses they chose.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import streamlit as st
@@ -26,11 +28,37 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from arena.web.clients import UVICORN_VARIABLE, forwarded_allow_ips  # noqa: E402
-from arena.web.exposure import Exposure  # noqa: E402
-from arena.web.limits import SessionGate, VisitorLimits  # noqa: E402
-from dashboard import auth, memory, remember  # noqa: E402  (needs the sys.path entry above)
-from dashboard.guard import Guard  # noqa: E402
+CACHE_CHECK_LOGGER = "streamlit.runtime.caching.cache_data_api"
+"""The logger that says "No runtime found, using MemoryCacheStorageManager"."""
+
+
+@contextlib.contextmanager
+def _runtime_not_started_yet() -> Iterator[None]:
+    """Quiet Streamlit's cache check while this module imports the pages' modules.
+
+    This module is imported before Streamlit starts its runtime, and ``@st.cache_data``
+    checks its settings against a cache store when a function is *decorated*: without a
+    runtime it checks them against a throwaway in-memory store and logs "No runtime found,
+    using MemoryCacheStorageManager", once per cached function of :mod:`dashboard.data`
+    (fourteen lines on every start). The check is harmless (the real store is chosen at a
+    function's first call, inside the runtime), so the warning is held back for these
+    imports only: a cached function *called* without a runtime later still says so.
+    """
+    checker = logging.getLogger(CACHE_CHECK_LOGGER)
+    level = checker.level
+    checker.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        checker.setLevel(level)
+
+
+with _runtime_not_started_yet():
+    from arena.web.clients import UVICORN_VARIABLE, forwarded_allow_ips
+    from arena.web.exposure import Exposure
+    from arena.web.limits import SessionGate, VisitorLimits
+    from dashboard import auth, memory, remember  # (needs the sys.path entry above)
+    from dashboard.guard import Guard
 
 
 class _DenialIsNoError(logging.Filter):

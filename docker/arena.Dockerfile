@@ -31,7 +31,13 @@ RUN mkdir -p /var/lib/arena && chown 10001:0 /var/lib/arena && chmod 2775 /var/l
 # of docker/compose.yaml's `ray` profile (docs/scaling.md); none by default.
 ARG ARENA_EXTRAS=""
 WORKDIR /opt/arena
-COPY pyproject.toml README.md ./
+# The dependencies first, in a layer of their own that the dashboard image shares (its
+# steps up to here are the same): a change to the code rebuilds only the layers below.
+COPY pyproject.toml docker/dependencies.py ./
+RUN python dependencies.py "$ARENA_EXTRAS" >/tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && rm dependencies.py /tmp/requirements.txt
+COPY README.md ./
 COPY arena ./arena
 # The project itself from its own pyproject.toml (its versions are pinned there), not a
 # package from an index: DL3013's "pin versions" does not apply.

@@ -13,6 +13,11 @@ boards: each board's deals are played with the bot in each of the three seats, a
 board's value is the bot's mean final score minus the random players' mean; the 95%
 interval is over boards.
 
+Both steps show the CLI's progress bar on standard error (:func:`arena.cli.common.progress_bar`,
+as ``arena simulate`` and ``arena match`` draw it): training counts games (against the
+``--games`` cap, or open-ended under the time budget, with the time left), the
+measurement counts boards.
+
 Run: ``.venv/bin/python examples/train_policy.py --out runs/linear_bot [--minutes 6]
 [--eval-boards 200]``, then ``arena bot check runs/linear_bot`` and
 ``arena bot submit runs/linear_bot`` (docs/rl.md).
@@ -29,11 +34,13 @@ import statistics
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from arena.cli.common import progress_bar
 from arena.envs.encoding import ACTION_COUNT, OFFSETS, SIZE, action_index
 from arena.envs.pettingzoo import AGENTS, NineFiveTwoEnv
 from arena.game import PRESETS, Action, CallTrump, Discard, Give, Play
@@ -96,7 +103,15 @@ class Learner:
         self.b += step * grads.sum(axis=0)
 
 
-def train(args: argparse.Namespace) -> tuple[Learner, dict[str, Any]]:
+GameDone = Callable[[int, float, float], None]
+"""Called after each training game: games so far, seconds left, recent mean hand reward."""
+BoardDone = Callable[[int], None]
+"""Called after each measured board: boards so far."""
+
+
+def train(
+    args: argparse.Namespace, on_game: GameDone | None = None
+) -> tuple[Learner, dict[str, Any]]:
     """Play games until the time budget or the game count runs out."""
     rng = np.random.default_rng(args.seed)
     learner = Learner(rng, args.learning_rate)
@@ -137,6 +152,9 @@ def train(args: argparse.Namespace) -> tuple[Learner, dict[str, Any]]:
                 steps = []
                 hands += 1
         games += 1
+        if on_game is not None:
+            left = max(0.0, deadline - time.monotonic())
+            on_game(games, left, statistics.fmean(rewards) if rewards else 0.0)
     stats = {"games": games, "hands": hands, "recent_mean_hand_reward": statistics.fmean(rewards)}
     return learner, stats
 
@@ -179,7 +197,13 @@ def load_bot_policy(out: Path) -> EncodedPolicy:
     return EncodedPolicy(module.policy, "trained")
 
 
-def evaluate(policy: EncodedPolicy, ruleset: str, boards: int, first_seed: int) -> dict[str, float]:
+def evaluate(
+    policy: EncodedPolicy,
+    ruleset: str,
+    boards: int,
+    first_seed: int,
+    on_board: BoardDone | None = None,
+) -> dict[str, float]:
     """Duplicate boards against two random players: mean margin and its 95% interval."""
     rules = PRESETS[ruleset]
     margins = []
@@ -194,9 +218,43 @@ def evaluate(policy: EncodedPolicy, ruleset: str, boards: int, first_seed: int) 
             others = [scores.scores[s] for s in range(3) if s != seat]
             per_seat.append(scores.scores[seat] - statistics.fmean(others))
         margins.append(statistics.fmean(per_seat))
+        if on_board is not None:
+            on_board(board + 1)
     mean = statistics.fmean(margins)
     half = 1.96 * statistics.stdev(margins) / math.sqrt(boards) if boards > 1 else math.nan
     return {"boards": boards, "mean": mean, "low": mean - half, "high": mean + half}
+
+
+def train_with_progress(args: argparse.Namespace) -> tuple[Learner, dict[str, Any]]:
+    """:func:`train` under the CLI's progress bar: games (of ``--games``, if set), the
+    time budget left and the recent mean hand reward."""
+    bar = progress_bar("train")
+    with bar:
+        task = bar.add_task(args.ruleset, total=args.games or None, rate="")
+
+        def on_game(games: int, left: float, reward: float) -> None:
+            bar.update(
+                task,
+                completed=games,
+                rate=f"{left:.0f} s left, mean hand reward {reward:+.3f}",
+            )
+
+        return train(args, on_game)
+
+
+def evaluate_with_progress(policy: EncodedPolicy, args: argparse.Namespace) -> dict[str, float]:
+    """:func:`evaluate` under the CLI's progress bar, a board at a time; its boards'
+    seeds are far from the training games' (those came from ``--seed``'s generator)."""
+    bar = progress_bar("measure")
+    with bar:
+        task = bar.add_task("vs random", total=args.eval_boards, rate="boards x 3 seats")
+        return evaluate(
+            policy,
+            args.ruleset,
+            args.eval_boards,
+            10**9,
+            lambda boards: bar.update(task, completed=boards),
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", default="1.0.0")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    learner, stats = train(args)
+    learner, stats = train_with_progress(args)
     print(
         f"trained {stats['games']} games ({stats['hands']} hands) in "
         f"{time.monotonic() - started:.0f} s; recent mean hand reward "
@@ -226,8 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     write_bot(learner, args.out, args.name, args.version)
     print(f"wrote {args.out} (bot.toml, bot.py, weights.json)", flush=True)
     if args.eval_boards:
-        # Board seeds far from the training games' (those came from --seed's generator).
-        result = evaluate(load_bot_policy(args.out), args.ruleset, args.eval_boards, 10**9)
+        result = evaluate_with_progress(load_bot_policy(args.out), args)
         print(
             f"vs two random players, {result['boards']} duplicate boards x 3 seats: "
             f"mean margin per game {result['mean']:+.2f}, "

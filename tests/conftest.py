@@ -46,6 +46,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from pwdlib import PasswordHash
@@ -263,6 +264,37 @@ def streamlit_components_scanned_once() -> Iterator[None]:
         manifest_scanner.scan_component_manifests = scan  # type: ignore[assignment]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def streamlit_scripts_compiled_once() -> Iterator[None]:
+    """Each AppTest compiles the dashboard's app and page scripts anew (its own
+    ``ScriptCache``), with Streamlit's "magic" rewrite of their syntax trees: a fifth of a
+    page test's time. A running dashboard compiles each script once for every session;
+    here one cache serves the whole test session the same way, keyed by the file's path,
+    size and modification time, so a script a test writes is still compiled as written."""
+    from streamlit.runtime.scriptrunner import script_cache  # noqa: PLC0415
+    from streamlit.testing.v1 import app_test, local_script_runner  # noqa: PLC0415
+
+    class SharedScriptCache(script_cache.ScriptCache):
+        compiled: ClassVar[dict[tuple[str, int, int], Any]] = {}
+
+        def get_bytecode(self, script_path: str) -> Any:
+            stat = os.stat(script_path)
+            key = (os.path.abspath(script_path), stat.st_size, stat.st_mtime_ns)
+            if key not in self.compiled:
+                self.compiled[key] = super().get_bytecode(script_path)
+            return self.compiled[key]
+
+    modules = (app_test, local_script_runner)
+    originals = [module.ScriptCache for module in modules]
+    for module in modules:
+        module.ScriptCache = SharedScriptCache  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        for module, original in zip(modules, originals, strict=True):
+            module.ScriptCache = original  # type: ignore[misc]
+
+
 # ---------------------------------------------------------------------------------------
 # Test tiers: every test is marked by what it starts; an unmarked test starts nothing
 # ---------------------------------------------------------------------------------------
@@ -304,9 +336,11 @@ _STARTS_PROCESSES = frozenset({
     "dashboard/test_my_bots.py",
     "dashboard/test_pages.py::test_bots_submit_an_archive",
     "dashboard/test_pages.py::test_tournaments_create_start_and_follow",
+    "dashboard/test_quiet_start.py",
     "dashboard/test_replay_viewer_dashboard.py",
     "dashboard/test_reverse_proxy.py",
     "dashboard/test_test_match_pages.py",
+    "dashboard/test_tournaments_browser.py",
     "dashboard/test_web_exposure.py",
     "envs/test_sdk_encoded.py::test_the_adapter_and_the_encoding_need_no_numpy",
     "envs/test_train_policy.py",
@@ -315,6 +349,8 @@ _STARTS_PROCESSES = frozenset({
     "game/test_fast_paths.py::test_importing_the_sdk_builds_no_card_table",
     "live/test_live_browser.py",
     "live/test_live_runner.py",
+    "play/test_play_browser.py",
+    "play/test_play_runner.py",
     "protocol/test_grpc_env.py",
     "protocol/test_sdk_lifecycle.py::test_a_bot_process_ends_as_python_does_and_each_game_keeps_its_output",
     "protocol/test_sdk_lifecycle.py::test_the_compiled_engine_check_adds_no_imports_a_bot_does_not_need",
@@ -328,6 +364,8 @@ _STARTS_PROCESSES = frozenset({
     "referee/test_wire_hidden_information.py::test_no_card_outside_the_seats_view_reaches_it",
     "referee/test_zoo.py",
     "sandbox/test_build_sandbox.py",
+    "sandbox/test_build_offline.py",
+    "sandbox/test_cgroup_messages.py::test_a_worker_sweeping_a_killed_runners_cgroups_prints_nothing",
     "sandbox/test_cgroup_sweep.py",
     "sandbox/test_channels.py",
     "sandbox/test_docker.py",
@@ -340,6 +378,7 @@ _STARTS_PROCESSES = frozenset({
     "storage/test_look_alike_names_cli.py",
     "storage/test_migration_0002.py",
     "storage/test_migration_0006.py",
+    "storage/test_runner_liveness.py::test_a_killed_holder_is_dead_at_once",
     "storage/test_submissions.py",
     "test_bad_input.py::test_a_2_gib_sparse_file_is_refused_before_it_is_read",
     "test_bad_input.py::test_a_wrong_build_network_setting_is_refused_before_anything_is_stored",
@@ -348,6 +387,8 @@ _STARTS_PROCESSES = frozenset({
     "test_checksum.py",
     "test_cli_markup.py",
     "test_cli_simulate.py::test_console_script_runs_as_a_process",
+    "test_cli_make.py",
+    "test_cli_run_progress.py::test_a_piped_tournament_run_prints_plain_progress_lines",
     "test_cli_terminal_escapes.py::test_a_tournament_workers_log_lines_show_controls_as_escapes",
     "test_cli_terminal_escapes.py::test_arena_match_control_raw_labels_come_through_without_the_sanitiser",
     "test_cli_terminal_escapes.py::test_arena_match_shows_hostile_labels_and_build_commands_escaped",
@@ -356,6 +397,7 @@ _STARTS_PROCESSES = frozenset({
     "test_cli_terminal_escapes.py::test_bot_submit_control_the_raw_stderr_comes_through_without_the_sanitiser",
     "test_cli_terminal_escapes.py::test_bot_submit_refuses_a_hostile_bot_in_one_escaped_line",
     "test_cli_terminal_escapes.py::test_hostile_versions_are_escaped_in_every_listing",
+    "test_cli_tournament_admin.py::test_status_says_running_while_the_runner_lives_and_stopped_once_it_is_killed",
     "test_privacy_canary.py",
     "test_proto_fresh.py",
     "tournament/test_compare.py::test_compare_tells_greedy_play_from_a_weakened_copy",

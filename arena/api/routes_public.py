@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 from arena import storage
 from arena.api import schemas
@@ -21,7 +21,7 @@ from arena.api.auth import Context, Reader
 from arena.api.errors import ApiError, not_found, responses
 from arena.storage.database import StorageError
 from arena.storage.privacy import Viewer
-from arena.storage.standings import standings_json
+from arena.storage.standings import standings_json, without_retired
 from arena.storage.workspace import viewable_record
 from arena.tournament.held_back import game_held_back
 
@@ -60,9 +60,12 @@ def get_standings(
     ctx: Context,
     grant: Reader,
     name: Annotated[str, Path(min_length=1, max_length=200)],
+    show_all: Annotated[
+        bool, Query(alias="all", description="Retired ladder versions too (--all)")
+    ] = False,
 ) -> Any:
-    """Exactly ``arena standings NAME --json``'s object. A private tournament (a test
-    match's) is 404 unless it is yours."""
+    """Exactly ``arena standings NAME --json``'s object (``?all=true``: with ``--all``).
+    A private tournament (a test match's) is 404 unless it is yours."""
     try:
         tournament = storage.get_tournament(ctx.engine, name)
     except StorageError as exc:
@@ -75,4 +78,7 @@ def get_standings(
     tournament_id = storage.row_id(tournament)
     rows = storage.standings(ctx.engine, tournament_id)
     progress = storage.progress(ctx.engine, tournament_id)
-    return standings_json(tournament.name, rows, tournament.arena_faults, progress)
+    hidden = 0 if show_all else sum(row.retired for row in rows)
+    if hidden:
+        rows = without_retired(rows)
+    return standings_json(tournament.name, rows, tournament.arena_faults, progress, hidden)

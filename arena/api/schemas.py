@@ -188,6 +188,10 @@ class StandingRow(BaseModel):
     made_5: float | None
     made_2: float | None
     faults: int
+    clean_games: int = Field(description="Games without a fault of the bot's")
+    clean_wins: int = Field(description="Wins in those games (never the autopilot's)")
+    clean_mean_score: float | None = Field(description="Mean score over those games")
+    retired: bool = Field(description="A ladder version replaced by a newer one")
 
 
 class Standings(BaseModel):
@@ -198,4 +202,6 @@ class Standings(BaseModel):
     games_stored: int | None
     games_rated: int | None
     legend: str
+    fault_rule: str
+    retired_hidden: int
     standings: list[StandingRow]

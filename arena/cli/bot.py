@@ -13,8 +13,10 @@ from sqlalchemy.engine import Engine
 
 from arena import storage
 from arena.cli.bot_logs import logs_command
+from arena.cli.build_options import build_network_option, echo_build_tail, resolve_build_network
 from arena.cli.common import resolve_ruleset, resolve_time_control
 from arena.cli.compare import compare_command
+from arena.cli.ladder_notice import echo_ladder_notices
 from arena.cli.match import ensure_built
 from arena.cli.queue import test_command
 from arena.cli.storage_options import data_dir, db_options, open_engine
@@ -26,10 +28,16 @@ from arena.game.rules import PRESETS
 from arena.referee.errors import ArenaFault
 from arena.referee.manifest import BotManifest, ManifestError, load_manifest
 from arena.referee.match import MatchConfig, PolicySeat, SeatSpec, play_match
-from arena.sandbox.build.sandbox import network_allowed
 from arena.storage.bots import name_collisions
 from arena.storage.database import StorageError
-from arena.submission import ChecksumError, SubmitError, scan_bot, submit_bot, verify_checksum
+from arena.submission import (
+    BuildFailed,
+    ChecksumError,
+    SubmitError,
+    scan_bot,
+    submit_bot,
+    verify_checksum,
+)
 from arena.tournament.deals import SEED_MAX
 
 _PLAIN = {
@@ -75,13 +83,24 @@ def bot_group() -> None:
     default="decision=1000,bank=10000,grace=50,startup=10000",
     show_default=True,
 )
-def check_command(path: str, games: int, ruleset: str, seed: int | None, time_control: str) -> None:
+@click.option("--rebuild", is_flag=True, help="Run the bot's build step even if it ran before.")
+@build_network_option
+def check_command(
+    path: str,
+    games: int,
+    ruleset: str,
+    seed: int | None,
+    time_control: str,
+    rebuild: bool,
+    build_network: bool | None,
+) -> None:
     """Play a few games of the bot at PATH against random bots through the real referee
     and report every fault in plain words. Exits 1 if there was any."""
     rules = resolve_ruleset(ruleset)
     control = resolve_time_control(time_control)
+    network = resolve_build_network(build_network)
     manifest = _checked_bot(path)
-    ensure_built([manifest], rebuild=False)
+    ensure_built([manifest], rebuild=rebuild, network=network)
     console = Console()
     console.print(
         f"checking {safe_markup(manifest.label)} ({safe_markup(manifest.language)}): "
@@ -131,9 +150,7 @@ def check_command(path: str, games: int, ruleset: str, seed: int | None, time_co
 @click.argument("path", type=click.Path(exists=False))
 @click.option("--build-timeout", type=click.IntRange(min=1, max=MAX_BUILD_TIMEOUT_S), default=600,
               show_default=True, help="Seconds the build step may take.")  # fmt: skip
-@click.option("--build-network/--no-build-network", default=None,
-              help="Let the build step reach the network (package registries), never the "
-              "host's loopback; default: $ARENA_BUILD_NETWORK, else off.")  # fmt: skip
+@build_network_option
 @user_option
 @db_options
 def submit_command(
@@ -150,11 +167,7 @@ def submit_command(
     only its owner or an organiser may add versions of it.
     """
     _checked_bot(path)
-    if build_network is None:
-        try:
-            build_network = network_allowed()
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
+    network = resolve_build_network(build_network)
     engine = open_engine(db, data)
     submitter = acting_user(engine, user)
     try:
@@ -163,16 +176,19 @@ def submit_command(
             path,
             data or data_dir(),
             build_timeout_s=build_timeout,
-            build_network=build_network,
+            build_network=network,
             submitter=submitter,
             via="cli",
         )
     except SubmitError as exc:
+        if isinstance(exc, BuildFailed):
+            echo_build_tail(exc.tail)
         raise click.ClickException(str(exc)) from None
     if created:
         click.echo(
             f"stored {safe_text(version.label)} (version {version.seq}, {version.checksum[:12]})"
         )
+        echo_ladder_notices(engine, version)  # the ladders it entered, or will, and retires in
     else:
         click.echo(
             f"unchanged: {safe_text(version.label)} is already stored ({version.checksum[:12]})"

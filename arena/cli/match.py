@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from arena.cli.build_options import build_network_option, echo_build_tail, resolve_build_network
 from arena.cli.common import (
     SEED,
     ListenAddress,
@@ -62,10 +63,17 @@ def parse_seat(text: str, seed: int, seat: int) -> SeatSpec:
 
 
 def ensure_built(
-    seats: list[SeatSpec], rebuild: bool, sandbox: SandboxConfig | None = None
+    seats: list[SeatSpec],
+    rebuild: bool,
+    sandbox: SandboxConfig | None = None,
+    *,
+    network: bool = False,
 ) -> None:
     """Run the build step of every bot that needs one (once per manifest), in the build
-    sandbox of the match's mode."""
+    sandbox of the match's mode, with the *network* or without (``--build-network``).
+
+    :raises click.ClickException: for a failed build, after its last meaningful lines.
+    """
     done: set[Path] = set()
     for spec in seats:
         if not isinstance(spec, BotManifest) or spec.directory in done:
@@ -75,8 +83,9 @@ def ensure_built(
             command = " ".join(spec.build)  # the manifest refuses only NUL in it
             click.echo(f"building {safe_text(spec.label)}: {safe_text(command)}", err=True)
             try:
-                build(spec, sandbox=sandbox)
+                build(spec, sandbox=sandbox, network=network)
             except BuildError as exc:
+                echo_build_tail(exc.tail)
                 raise click.ClickException(str(exc)) from None
 
 
@@ -110,6 +119,7 @@ def ensure_built(
 @click.option("--log-cap", type=click.IntRange(min=0), default=DEFAULT_LOG_CAP, show_default=True,
               help="Bytes of stdout+stderr kept per bot per match.")  # fmt: skip
 @click.option("--rebuild", is_flag=True, help="Run every bot's build step even if it ran before.")
+@build_network_option
 @click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]), default="best-effort",
               show_default=True, help="Bot sandbox: strict refuses to run without every layer "
               "(see arena doctor); off is for debugging your own bot only.")  # fmt: skip
@@ -123,6 +133,7 @@ def match_command(
     listen: str | None,
     log_cap: int,
     rebuild: bool,
+    build_network: bool | None,
     sandbox: str,
 ) -> None:
     """Play GAMES games between three BOTS (bot directories, builtin:random|greedy|pimc, or
@@ -133,13 +144,14 @@ def match_command(
     if listen is None and any(isinstance(s, RemoteSeat) for s in seats):
         raise click.BadParameter("a remote seat needs --listen HOST:PORT", param_hint="BOTS")
     sandbox_config = SandboxConfig(SandboxMode(sandbox))
+    network = resolve_build_network(build_network)
     layers = None
     if any(isinstance(s, BotManifest) for s in seats):
         try:
             layers = plan(sandbox_config)  # strict: refuse now, before building anything
         except SandboxError as exc:
             raise click.ClickException(f"{exc} (see: arena doctor)") from None
-    ensure_built(seats, rebuild, sandbox_config)
+    ensure_built(seats, rebuild, sandbox_config, network=network)
     if layers is not None:
         click.echo(layers.describe(), err=True)
     if seed is not None:

@@ -1,4 +1,5 @@
-"""``arena tournament create|run|status`` (and, from :mod:`arena.cli.ladder`, ``add|open|close``).
+"""``arena tournament create|run|status`` (and, from :mod:`arena.cli.ladder`, ``add|open|close``;
+from :mod:`arena.cli.tournament_admin`, ``list|remove``).
 
 ``arena tournament run`` plays any format through the one run loop
 (:func:`arena.tournament.runner.run`) under one progress bar; a version test answers with
@@ -9,6 +10,10 @@ its verdict instead (:mod:`arena.cli.compare`). The standings it prints are
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -16,15 +21,25 @@ from sqlalchemy.engine import Engine
 
 from arena import storage
 from arena.cli import compare as compare_cli
-from arena.cli.common import progress_bar, resolve_ruleset, resolve_time_control
+from arena.cli.common import resolve_ruleset, resolve_time_control
 from arena.cli.executors import executor_options, open_executor
 from arena.cli.ladder import add_command, close_command, open_command
+from arena.cli.run_progress import RunDisplay
 from arena.cli.standings import print_standings
 from arena.cli.storage_options import db_options, open_engine
-from arena.cli.terminal import safe_markup, safe_text
+from arena.cli.terminal import safe_text
+from arena.cli.tournament_admin import (
+    latest_name,
+    list_command,
+    remove_command,
+    resume_hint,
+    run_status,
+)
 from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
 from arena.storage.database import StorageError
+from arena.storage.outage import DatabaseFull
+from arena.storage.runner_lock import Holder, lock_holder
 from arena.storage.tournaments import check_tournament_name, stored_rules
 from arena.tournament import runner, setup
 from arena.tournament.compare import FORMAT as VERSION_TEST_FORMAT
@@ -32,7 +47,15 @@ from arena.tournament.deals import SEED_MAX
 from arena.tournament.executor import ExecutorError
 from arena.tournament.formats import FORMATS, MAX_GAMES
 from arena.tournament.ladder import LadderProgress
-from arena.tournament.runner import RunProgress
+from arena.tournament.outage import (
+    DEFAULT_RETRY_FOR,
+    EX_TEMPFAIL,
+    RETRY_FOR_ENV,
+    DatabaseGone,
+    OutageWait,
+    RetryPolicy,
+)
+from arena.tournament.polite_stop import Stopped, until_stopped
 
 
 @click.group("tournament")
@@ -40,7 +63,7 @@ def tournament_group() -> None:
     """Create, run and follow tournaments."""
 
 
-for _command in (add_command, open_command, close_command):
+for _command in (add_command, open_command, close_command, list_command, remove_command):
     tournament_group.add_command(_command)
 
 
@@ -202,6 +225,11 @@ def _ladder_options(
               help="Start the next game's bot processes during the current game where no "
               "live process may know its deal (local executor; off by default: it did "
               "not pay on 2 busy cores, docs/scaling.md).")  # fmt: skip
+@click.option("--db-retry-for", type=click.FloatRange(min=0), default=DEFAULT_RETRY_FOR,
+              envvar=RETRY_FOR_ENV, show_default=True, metavar="SECONDS",
+              help="How long to wait for a database that cannot be reached (a restart, a "
+              "failover) before stopping with exit status 75; finished games are held "
+              f"meanwhile [env {RETRY_FOR_ENV}].")  # fmt: skip
 @executor_options
 @user_option
 @db_options
@@ -211,13 +239,21 @@ def run_command(
     follow: bool,
     no_reuse: bool,
     prestart: bool,
+    db_retry_for: float,
     executor: str,
     ray_address: str | None,
     user: str | None,
     db: str | None,
     data: Path | None,
 ) -> None:
-    """Play (or resume) tournament NAME, then print its standings (organisers only)."""
+    """Play (or resume) tournament NAME, then print its standings (organisers only).
+
+    If the database cannot be reached meanwhile, it holds the finished games, waits up to
+    --db-retry-for (one line a retry), then stores them and carries on; past that, or on
+    a full disk, it stops with exit status 75, and running it again resumes. SIGTERM or
+    Ctrl-C stop it politely: the games in play are abandoned (played again by the next
+    run, never rated), the status is "interrupted" (docs/operations.md).
+    """
     engine = open_engine(db, data)
     try:
         setup.check_may_run(acting_user(engine, user))
@@ -228,41 +264,48 @@ def run_command(
     is_ladder = tournament.format == storage.LADDER_FORMAT
     if tournament.format == VERSION_TEST_FORMAT and not follow:
         # A version test answers with a verdict and its exit status, not a progress bar.
-        compare_cli.resume(engine, storage.row_id(tournament), parallel)
+        compare_cli.resume(engine, storage.row_id(tournament), parallel, db_retry_for)
     if follow and not is_ladder:
         raise click.BadParameter("only a ladder can follow", param_hint="--follow")
     options = _pool_options(executor, reuse=not no_reuse, prestart=prestart)
     kept = "finished games and chosen matches are kept" if is_ladder else "finished games are kept"
-    progress = progress_bar("ladder" if is_ladder else "tournament")
-    with progress:
-        task = progress.add_task(safe_markup(name), total=None, rate="")
-
-        def show(state: RunProgress | LadderProgress) -> None:
-            total, rate = _bar(state)
-            progress.update(task, total=total, completed=state.done, rate=rate)
-
+    # A bar on a terminal, plain lines in a log (each version a ladder enters, too).
+    with RunDisplay(name, "ladder" if is_ladder else "tournament") as display:
+        outage = OutageWait(RetryPolicy(retry_for=db_retry_for), say=display_line(display))
         try:
             with open_executor(executor, ray_address, parallel, **options) as pool:
-                final = asyncio.run(runner.run(engine, name, pool, show, follow=follow))
+                work = runner.run(engine, name, pool, display.update, follow=follow, outage=outage)
+                final = asyncio.run(until_stopped(work))
+        except Stopped as stop:
+            click.echo(
+                f"{safe_text(name)}: stopped by {stop.name}: {kept}, the games in play were "
+                "abandoned (played again, never rated); status interrupted; run again to resume",
+                err=True,
+            )
+            raise click.exceptions.Exit(stop.exit_status) from None
+        except (DatabaseGone, DatabaseFull) as exc:
+            click.echo(f"arena: {safe_text(str(exc))} ({kept}; run again to resume)", err=True)
+            raise click.exceptions.Exit(EX_TEMPFAIL) from None
         except StorageError as exc:
             raise click.ClickException(str(exc)) from None
         except ExecutorError as exc:
             raise click.ClickException(f"{exc} ({kept}; run again to resume)") from None
     if isinstance(final, LadderProgress):
-        for label in final.entered:
-            click.echo(f"entered {safe_text(label)} (its older version is retired)")
         stopped = safe_text(str(final.stopped))
         click.echo(f"{safe_text(name)}: stopped after {final.matches} matches: {stopped}")
     print_standings(engine, name)
 
 
-def _bar(state: RunProgress | LadderProgress) -> tuple[int | None, str]:
-    """The progress bar's total (``None``: open-ended) and its rate column: a ladder
-    counts to its budget, if it has one, and shows its matches."""
-    rate = f"{state.played_now / state.seconds if state.seconds else 0.0:.2f} games/s"
-    if isinstance(state, LadderProgress):
-        return state.budget or None, f"{state.matches} matches, {rate}"
-    return state.total, rate
+def display_line(display: RunDisplay) -> Callable[[str], None]:
+    """Where a run's outage lines go: above the bar, else on standard error."""
+
+    def say(line: str) -> None:
+        if display.bar is not None:
+            display.bar.console.print(safe_text(line), markup=False, highlight=False)
+        else:
+            click.echo(safe_text(line), err=True)
+
+    return say
 
 
 def _pool_options(executor: str, *, reuse: bool, prestart: bool) -> dict[str, bool]:
@@ -278,14 +321,101 @@ def _pool_options(executor: str, *, reuse: bool, prestart: bool) -> dict[str, bo
     return {"reuse": reuse, "prestart": True}
 
 
-@tournament_group.command("status")
+STOP_WAIT_SECONDS = 60.0
+"""How long ``stop`` waits for the runner to let its lock go."""
+
+
+@tournament_group.command("stop")
 @click.argument("name")
+@click.option("--no-wait", is_flag=True, help="Send the stop request and return at once.")
+@user_option
 @db_options
-def status_command(name: str, db: str | None, data: Path | None) -> None:
-    """Show how far tournament NAME has got."""
+def stop_command(
+    name: str, no_wait: bool, user: str | None, db: str | None, data: Path | None
+) -> None:
+    """Stop the runner playing tournament NAME politely (organisers only).
+
+    The runner holding NAME's lock is sent SIGTERM, as by Ctrl-C: it abandons the games in
+    play (played again by the next run), sets the status to "interrupted" and lets the lock
+    go. Only a runner on this machine can be reached; for one on another host it says
+    which process to stop there.
+    """
     engine = open_engine(db, data)
     try:
+        setup.check_may_run(acting_user(engine, user))
         tournament = storage.get_tournament(engine, name)
+        holder = lock_holder(engine, storage.row_id(tournament))
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+    shown = safe_text(name)
+    if holder is None:
+        click.echo(f"{shown}: no runner is playing it")
+        return
+    if not holder.local:
+        raise click.ClickException(
+            f"{name} is played by {holder}, not on this machine: stop it there "
+            f"(kill -TERM {holder.pid}, or `arena tournament stop` on that host)"
+        )
+    if not _is_arena_process(holder.pid):
+        raise click.ClickException(
+            f"{holder} holds {name}'s lock but is not an arena runner: not signalled"
+        )
+    try:
+        os.kill(holder.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        click.echo(f"{shown}: its runner (process {holder.pid}) has just ended")
+        return
+    except PermissionError:
+        raise click.ClickException(f"not allowed to signal {holder} (another user's)") from None
+    if no_wait:
+        click.echo(f"{shown}: asked {holder} to stop")
+        return
+    _wait_released(engine, storage.row_id(tournament), name, holder)
+
+
+def _is_arena_process(pid: int) -> bool:
+    """Whether process *pid* runs the arena (``arena ...`` or ``python -m arena.cli ...``),
+    from its command line where the system shows it (``/proc``); elsewhere, trusted.
+
+    The lock names its holder by what the holder wrote (a lock file's text, a PostgreSQL
+    connection's application name), which anyone able to write to the database can forge:
+    ``stop`` must not become a way to signal any process of this user's."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()  # no /proc here: nothing to check against
+    except OSError:
+        return False
+    words = [word.decode(errors="replace") for word in argv[:4]]
+    return any(w.rsplit("/", 1)[-1] == "arena" or w.startswith("arena.cli") for w in words)
+
+
+def _wait_released(engine: Engine, tournament_id: int, name: str, holder: Holder) -> None:
+    """Wait until *holder* lets tournament *name*'s lock go; say so."""
+    deadline = time.monotonic() + STOP_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            if lock_holder(engine, tournament_id) != holder:
+                click.echo(f"{safe_text(name)}: stopped ({holder})")
+                return
+        except StorageError as exc:
+            raise click.ClickException(str(exc)) from None
+        time.sleep(0.2)
+    raise click.ClickException(
+        f"{holder} was asked to stop {STOP_WAIT_SECONDS:.0f} s ago and still holds {name}"
+    )
+
+
+@tournament_group.command("status")
+@click.argument("name", required=False)
+@db_options
+def status_command(name: str | None, db: str | None, data: Path | None) -> None:
+    """Show how far tournament NAME (default: the newest) has got, and whether its runner
+    is alive: "running" only while a runner holds it."""
+    engine = open_engine(db, data)
+    try:
+        tournament = storage.get_tournament(engine, name or latest_name(engine))
+        status = run_status(engine, tournament)
     except StorageError as exc:
         raise click.ClickException(str(exc)) from None
     done = len(storage.stored_indexes(engine, storage.row_id(tournament)))
@@ -296,11 +426,14 @@ def status_command(name: str, db: str | None, data: Path | None) -> None:
         else f"seed {tournament.seed} (deals are predictable)"
     )
     click.echo(
-        f"{safe_text(tournament.name)}: {tournament.status}, {done}/{tournament.games_total} "
+        f"{safe_text(tournament.name)}: {status}, {done}/{tournament.games_total} "
         f"games, {safe_text(tournament.ruleset)}, {tournament.boards} board(s), {deals}, "
         f"rating per {tournament.rating_mode}, {tournament.arena_faults} arena fault(s) "
         f"(replayed, not rated); bots: {safe_text(entrants)}"
     )
+    hint = resume_hint(tournament.name, status)
+    if hint is not None:
+        click.echo(hint)
     ids = storage.tournament_game_ids(engine, storage.row_id(tournament))
     if ids:
         click.echo(f"game ids for `arena replay`: {min(ids)}..{max(ids)} ({len(ids)} stored)")

@@ -22,6 +22,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 LOGGER = logging.getLogger(__name__)
 
@@ -204,7 +205,7 @@ def hierarchy() -> Hierarchy | None:
             continue
         atexit.register(_remove_bases, _hierarchy)
         sweep_stale(_hierarchy)
-        probe = create(_hierarchy, memory_bytes=64 << 20, processes=16, cpu_cores=1.0)
+        probe = create(_hierarchy, memory_bytes=64 << 20, processes=16, cpu_cores=1.0, probe=True)
         if probe is None:
             errors.append("cannot create a bot cgroup")
             _hierarchy = None
@@ -274,7 +275,10 @@ def sweep_stale(found: Hierarchy) -> list[Path]:
                 stale.rmdir()
                 removed.append(stale)
     if removed:
-        LOGGER.warning("removed the cgroups of dead referees: %s", ", ".join(map(str, removed)))
+        # Housekeeping after a referee that was killed (a stopped runner, a crash): nothing
+        # is wrong now and nothing is asked of the user, so not a warning. Every worker of a
+        # tournament sweeps when it starts, and this used to print one WARNING line each.
+        LOGGER.info("removed the cgroups of dead referees: %s", ", ".join(map(str, removed)))
     return removed
 
 
@@ -289,10 +293,31 @@ def _remove_bases(found: Hierarchy) -> None:
             base.rmdir()
 
 
+_said_degraded = False
+"""Whether this process has said that its bots run without a cgroup (it says so once)."""
+
+DEGRADED: Final = (
+    "sandbox: bots run without their cgroup (no memory, process or CPU cap of their own) "
+    "because one cannot be created: %s; `arena doctor` shows every sandbox layer"
+)
+"""What a failed bot cgroup means to the user, said once per process (:func:`create`)."""
+
+
 def create(
-    found: Hierarchy, *, memory_bytes: int, processes: int, cpu_cores: float | None
+    found: Hierarchy,
+    *,
+    memory_bytes: int,
+    processes: int,
+    cpu_cores: float | None,
+    probe: bool = False,
 ) -> BotCgroup | None:
-    """A new bot cgroup with its limits; ``None`` (and a log line) if that fails."""
+    """A new bot cgroup with its limits; ``None`` if that fails.
+
+    A failure is said once per process, in words (:data:`DEGRADED`): every bot of a
+    tournament would fail the same way, and a warning per bot process buried the
+    tournament's own output. *probe*: :func:`hierarchy`'s own trial, which says nothing
+    (the sandbox's summary line reports the layer missing, with :func:`reason`).
+    """
     name = f"bot-{next(_counter)}"
     cgroup = BotCgroup(found)
     try:
@@ -317,7 +342,19 @@ def create(
                 _write(path / "cpu.cfs_period_us", str(_CPU_PERIOD_US))
                 _write(path / "cpu.cfs_quota_us", str(int(cpu_cores * _CPU_PERIOD_US)))
     except OSError as exc:
-        LOGGER.warning("cannot create a bot cgroup: %s", exc)
+        _say_degraded(exc, probe=probe)
         cgroup.remove()
         return None
     return cgroup
+
+
+def _say_degraded(exc: OSError, *, probe: bool) -> None:
+    """Log a bot cgroup that could not be made: the first time as a warning in words, after
+    that (and for the probe) only at debug level."""
+    global _said_degraded  # noqa: PLW0603 - once per process
+    reason = exc.strerror or str(exc)
+    if probe or _said_degraded:
+        LOGGER.debug("cannot create a bot cgroup: %s", exc)
+        return
+    _said_degraded = True
+    LOGGER.warning(DEGRADED, reason)

@@ -5,7 +5,9 @@ the one bidirectional stream of the protocol (docs/protocol.md), and turns each 
 request into a call of :meth:`give`, :meth:`trump`, :meth:`discard` or :meth:`play` with
 a typed :class:`~arena.sdk.turn.Turn` (the seat's observation, its ``request`` always
 set). Decisions a bot does not override are taken by the built-in greedy policy, so a
-bot can start with one method. A bot is also an :class:`arena.game.policies.Policy`
+bot can start with one method. Greedy is a baseline, not advice: it plays low once its
+contract is made, yet a hand scores tricks won minus contract, so every trick over the
+contract is a point it gives away. A bot is also an :class:`arena.game.policies.Policy`
 (:meth:`Bot.act`), so it plays in process too (:func:`arena.sdk.play_locally`).
 """
 
@@ -84,7 +86,13 @@ class Bot:
         return decision
 
     def play(self, obs: Turn) -> Play | Card:
-        """One of the legal cards in ``obs.request.cards``."""
+        """One of the legal cards in ``obs.request.cards``.
+
+        Not overridden: the greedy policy's card, which chases tricks until the contract
+        is made and then ducks. Every trick over the contract is worth a point (a hand
+        scores tricks won minus contract, docs/rules.md 1.7), so a bot that overrides this
+        should keep winning tricks once its contract is made.
+        """
         decision = self._fallback.act(obs)
         assert isinstance(decision, Play)
         return decision

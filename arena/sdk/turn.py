@@ -12,6 +12,16 @@ from dataclasses import dataclass, fields
 
 from arena.game import Observation, Request
 
+# Every name the inherited fields' annotations use (strings, from arena.game.observation).
+# The dataclass ``__init__`` of Turn is made in this module and reads them here, so
+# ``typing.get_type_hints(Turn.__init__)`` and the SDK reference (scripts/build_reference.py)
+# resolve them. All are loaded with arena.game already: no import cost.
+from arena.game.cards import Card, Trump  # noqa: F401
+from arena.game.ending import GameResult  # noqa: F401
+from arena.game.observation import HandSummary, LegView, ShowView, TrickView  # noqa: F401
+from arena.game.rules import RuleSet  # noqa: F401
+from arena.game.state import Phase, Seat  # noqa: F401
+
 _FIELDS = tuple(field.name for field in fields(Observation))
 
 

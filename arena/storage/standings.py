@@ -5,8 +5,10 @@ chance of being better than the row below it, and a 95% interval of its true ran
 
 ``arena standings`` and the dashboard's Standings page call the same :func:`standings`;
 the Rating history page and any CLI view of it call :func:`rating_history`. So the two
-front ends cannot disagree on a number. Aggregates come from the narrow ``game_seat`` and
-``rating_snapshot`` tables with SQL doing the sums, never from loading game records.
+front ends cannot disagree on a number. Aggregates come from ``bot_tally`` (the sums of
+``game_seat``, kept as each game is stored: :mod:`arena.storage.tallies`) and the
+``rating_snapshot`` index, never from loading game records nor from scanning every game:
+a public ladder's million games cost what its few entrants do.
 
 :raises StorageError: from every function, for a database failure.
 """
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, Select, case, func
+from sqlalchemy import Engine, Executable, Select, TextClause, func, text
 from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
@@ -29,16 +31,16 @@ from arena.storage.bots import version_labels
 from arena.storage.database import database_errors, read_rows, read_session
 from arena.storage.models import (
     Bot,
+    BotTally,
     BotVersion,
     Entry,
-    Game,
-    GameSeat,
     Rating,
     RatingSnapshot,
     Tournament,
     User,
 )
 from arena.storage.ratings import rating_model
+from arena.storage.tallies import SUMS
 from arena.storage.tournaments import Progress
 
 
@@ -58,15 +60,19 @@ class StandingRow:
     games: int
     """Stored games played (rated or still waiting behind a gap)."""
     wins: int
-    """Games won outright or with a shared first place."""
+    """Games won outright or with a shared first place, faulted games included (where the
+    autopilot finished the game for the bot): what the JSON's ``wins`` has always said.
+    The tables show :attr:`clean_wins`."""
     mean_score: float
-    """Mean final score per game (0.0 before the first game)."""
+    """Mean final score per game, faulted games included (0.0 before the first game).
+    The tables show :attr:`clean_mean_score`."""
     made_9: float | None
     """Fraction of hands in the 9 seat where the bot made its contract; ``None`` if none."""
     made_5: float | None
     made_2: float | None
     faults: int
-    """Games in which the bot faulted at least once."""
+    """Games in which the bot faulted at least once. Each counts as last place for its
+    rating (below every seat that did not fault: :data:`FAULT_RULE`)."""
     name: str = ""
     """The bot's name (all its versions share it)."""
     version: str = ""
@@ -83,6 +89,18 @@ class StandingRow:
     left: str | None = None
     """Why it left a ladder (``retired``, ``withdrawn``): it plays no more, its games and
     rating stay; ``None``: still in."""
+    clean_games: int = 0
+    """Games without a fault of the bot's: ``games - faults``."""
+    clean_wins: int = 0
+    """Wins in :attr:`clean_games` only: never what the autopilot won after a fault."""
+    clean_mean_score: float | None = None
+    """Mean final score over :attr:`clean_games`; ``None`` when there is none."""
+
+    @property
+    def retired(self) -> bool:
+        """A ladder version replaced by a newer version of the same bot: hidden from the
+        standings unless asked for (``arena standings --all``)."""
+        return self.left == "retired"
 
 
 STANDINGS_LEGEND = (
@@ -91,6 +109,14 @@ STANDINGS_LEGEND = (
     "95 of 100 draws from the ratings' posteriors"
 )
 """The one line that says what the confidence columns mean (CLI and dashboard)."""
+
+FAULT_RULE = (
+    "faulted games count as last place: a game in which a bot faulted ranks it below every "
+    "bot that did not (for its rating), whatever the autopilot then scored for it; faults "
+    "= such games; wins and score/game count only the games without a fault"
+)
+"""The rule of faults, said beside every standings table (CLI, dashboard, JSON); the
+reasons are in docs/bots.md section 9."""
 
 RATING_LAG_NOTE = (
     "ratings follow the schedule: a game finished early counts at once in games, wins and "
@@ -141,16 +167,17 @@ def standings(
             r.bot_version_id: r
             for r in session.exec(select(Rating).where(Rating.tournament_id == tournament_id)).all()
         }
-        stats = {row[0]: row[1:] for row in session.execute(_stats_query(tournament_id))}
+        stats = {row[0]: row[1:] for row in session.execute(_tally_query(tournament_id))}
     prior = rating_model(model).initial()
     rows: list[StandingRow] = []
     for bot_id, label, bot_name, version, owner, left in entrants:
         assert bot_id is not None
         rated = current.get(bot_id)
         mu, sigma = (rated.mu, rated.sigma) if rated is not None else (prior.mu, prior.sigma)
-        games, wins, score, h9, m9, h5, m5, h2, m2, faults = (
-            int(v or 0) for v in stats.get(bot_id, (0,) * 10)
+        games, wins, score, h9, m9, h5, m5, h2, m2, faults, clean_wins, clean_score = (
+            int(v or 0) for v in stats.get(bot_id, (0,) * 12)
         )
+        clean_games = games - faults
         rows.append(
             StandingRow(
                 rank=0,
@@ -170,9 +197,23 @@ def standings(
                 version=version,
                 owner=owner,
                 left=left,
+                clean_games=clean_games,
+                clean_wins=clean_wins,
+                clean_mean_score=clean_score / clean_games if clean_games else None,
             )
         )
     rows.sort(key=lambda r: (-r.conservative, -r.mu, r.bot))
+    return _ranked(rows)
+
+
+def without_retired(rows: Sequence[StandingRow]) -> list[StandingRow]:
+    """*rows* less the retired ladder versions, ranked again among themselves (ranks,
+    P(>next) and rank intervals compare only the rows shown)."""
+    return _ranked([row for row in rows if not row.retired])
+
+
+def _ranked(rows: Sequence[StandingRow]) -> list[StandingRow]:
+    """*rows* (best first) with their rank and rank confidence among themselves."""
     skills = [Skill(row.mu, row.sigma) for row in rows]
     return [
         dataclasses.replace(
@@ -188,26 +229,13 @@ def standings(
     ]
 
 
-def _stats_query(tournament_id: int) -> Select[*tuple[Any, ...]]:
-    """Per bot version of a tournament: games, wins, score and contract sums, faults."""
-    return (
-        sa_select(
-            col(GameSeat.bot_version_id),
-            func.count(),
-            func.sum(case((col(GameSeat.won), 1), else_=0)),
-            func.sum(col(GameSeat.score)),
-            func.sum(col(GameSeat.hands_9)),
-            func.sum(col(GameSeat.made_9)),
-            func.sum(col(GameSeat.hands_5)),
-            func.sum(col(GameSeat.made_5)),
-            func.sum(col(GameSeat.hands_2)),
-            func.sum(col(GameSeat.made_2)),
-            func.sum(case((col(GameSeat.faulted), 1), else_=0)),
-        )
-        .join(Game, col(Game.id) == col(GameSeat.game_id))
-        .where(col(Game.tournament_id) == tournament_id)
-        .group_by(col(GameSeat.bot_version_id))
-    )
+def _tally_query(tournament_id: int) -> Select[*tuple[Any, ...]]:
+    """Per bot version of a tournament: games, wins, score and contract sums, faults, then
+    wins and score of the games without a fault (``bot_tally``: one row per entrant, kept
+    as games are stored; :mod:`arena.storage.tallies`)."""
+    return sa_select(
+        col(BotTally.bot_version_id), *(getattr(BotTally, name) for name in SUMS)
+    ).where(col(BotTally.tournament_id) == tournament_id)
 
 
 # ---------------------------------------------------------------------- rating history
@@ -234,43 +262,42 @@ def rating_history(
     max_points: int | None = 300,
     model: RatingModel | None = None,
 ) -> list[RatingPoint]:
-    """Each bot's rating over its games, by bot, at most about *max_points* points per bot
+    """Each bot's rating over its games, by bot, at most *max_points* points per bot
     (``None``: every stored snapshot).
 
     Starts with the prior (*model*'s, default ``DEFAULT_MODEL``) at 0 games and always ends
-    with the latest snapshot; in between every k-th snapshot is kept, so a chart of 100,000
-    games stays light.
+    with the latest snapshot. Past *max_points* schedule slots, the chart takes *max_points*
+    evenly spaced schedule indexes counted back from the last rated game, and each bot's
+    latest snapshot at or before each of them: one index seek per point on the
+    ``(tournament_id, bot_version_id, schedule_index)`` index, so the cost is the points
+    drawn, not the millions of snapshots stored (a window over every snapshot took seconds
+    at a million games).
     """
     if bot_version_ids is not None and not bot_version_ids:
         return []
     snapshot = RatingSnapshot
-    picked = sa_select(
+    columns = (
         col(snapshot.bot_version_id),
         col(snapshot.games),
         col(snapshot.schedule_index),
         col(snapshot.mu),
         col(snapshot.sigma),
-    ).where(col(snapshot.tournament_id) == tournament_id)
-    if bot_version_ids is not None:
-        picked = picked.where(col(snapshot.bot_version_id).in_(list(bot_version_ids)))
-    if max_points is None:
-        statement = picked.order_by(col(snapshot.bot_version_id), col(snapshot.schedule_index))
+    )
+    of_tournament = col(snapshot.tournament_id) == tournament_id
+    ((last,),) = read_rows(
+        engine,
+        sa_select(func.max(col(Rating.rated_through))).where(
+            col(Rating.tournament_id) == tournament_id
+        ),
+    )
+    statement: Executable
+    if max_points is None or last is None or int(last) + 1 <= max_points:
+        every = sa_select(*columns).where(of_tournament)
+        if bot_version_ids is not None:
+            every = every.where(col(snapshot.bot_version_id).in_(list(bot_version_ids)))
+        statement = every.order_by(col(snapshot.bot_version_id), col(snapshot.schedule_index))
     else:
-        bot = col(snapshot.bot_version_id)
-        numbered = picked.add_columns(
-            func.row_number()
-            .over(partition_by=bot, order_by=col(snapshot.schedule_index).desc())
-            .label("back"),
-            func.count().over(partition_by=bot).label("n"),
-        ).subquery("picked")
-        every = max(1, max_points)
-        # Every k-th snapshot counted back from the latest, k = ceil(n / max_points); the
-        # window functions keep the thinning in the database (one pass over the index).
-        statement = (
-            sa_select(*numbered.c[:5])
-            .where((numbered.c.back - 1) % ((numbered.c.n + every - 1) // every) == 0)
-            .order_by(numbered.c.bot_version_id, numbered.c.schedule_index)
-        )
+        statement = _thinned(tournament_id, bot_version_ids, int(last), max(1, max_points))
     labels = version_labels(engine)
     prior = rating_model(model).initial()
     points: list[RatingPoint] = []
@@ -284,21 +311,52 @@ def rating_history(
     return points
 
 
+def _thinned(
+    tournament_id: int, bot_version_ids: Sequence[int] | None, last: int, points: int
+) -> TextClause:
+    """Each bot's latest snapshot at or before each of *points* schedule indexes spaced
+    evenly back from *last* (duplicates merged): a correlated ``LIMIT 1`` per (bot, index),
+    which both databases answer with one seek on the snapshot's unique index."""
+    step = -(-(last + 1) // points)  # ceil
+    targets = ", ".join(f"({last - j * step})" for j in range(points) if last - j * step >= 0)
+    bots = "SELECT bot_version_id FROM rating WHERE tournament_id = :t"
+    if bot_version_ids is not None:
+        bots += " AND bot_version_id IN (" + ", ".join(str(int(b)) for b in bot_version_ids) + ")"
+    return text(
+        "SELECT s.bot_version_id, s.games, s.schedule_index, s.mu, s.sigma "
+        "FROM rating_snapshot s WHERE s.tournament_id = :t AND s.id IN ("
+        " SELECT (SELECT p.id FROM rating_snapshot p"
+        "  WHERE p.tournament_id = :t AND p.bot_version_id = b.bot_version_id"
+        "  AND p.schedule_index <= v.column1"
+        "  ORDER BY p.schedule_index DESC LIMIT 1)"
+        f" FROM ({bots}) b CROSS JOIN (VALUES {targets}) v)"
+        " ORDER BY s.bot_version_id, s.schedule_index"
+    ).bindparams(t=tournament_id)
+
+
 def standings_json(
     tournament: str | None,
     rows: list[StandingRow],
     arena_faults: int | None = None,
     progress: Progress | None = None,
+    retired_hidden: int = 0,
 ) -> dict[str, object]:
     """Every column of the standings as JSON-ready values (``arena standings --json`` and the HTTP API's standings);
     *arena_faults* counts the games the arena itself failed (``None``: not looked up), and
-    *progress* gives the games stored and the games the ratings cover."""
+    *progress* gives the games stored and the games the ratings cover; *retired_hidden*
+    counts the retired ladder versions left out of *rows*.
+
+    Compatible with what it gave before: every earlier field keeps its meaning (``wins``
+    and ``mean_score`` still count faulted games); ``clean_*``, ``retired``, ``fault_rule``
+    and ``retired_hidden`` are new."""
     return {
         "tournament": tournament,
         "arena_faults": arena_faults,
         "games_stored": progress.stored if progress is not None else None,
         "games_rated": progress.rated if progress is not None else None,
         "legend": STANDINGS_LEGEND,
+        "fault_rule": FAULT_RULE,
+        "retired_hidden": retired_hidden,
         "standings": [
             {
                 "rank": row.rank,
@@ -321,6 +379,10 @@ def standings_json(
                 "made_5": row.made_5,
                 "made_2": row.made_2,
                 "faults": row.faults,
+                "clean_games": row.clean_games,
+                "clean_wins": row.clean_wins,
+                "clean_mean_score": row.clean_mean_score,
+                "retired": row.retired,
             }
             for row in rows
         ],

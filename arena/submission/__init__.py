@@ -20,7 +20,7 @@ import json
 import logging
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,9 +63,14 @@ LOGGER = logging.getLogger(__name__)
 
 
 class BuildFailed(SubmitError):
-    """The bot's build command failed."""
+    """The bot's build command failed; *tail* holds its last meaningful lines (for the
+    command line to show above the one-line message)."""
 
     outcome: SubmissionOutcome = "build_failed"
+
+    def __init__(self, message: str, *, log: str = "", tail: Sequence[str] = ()) -> None:
+        super().__init__(message, log=log)
+        self.tail = list(tail)
 
 
 class SmokeFailed(SubmitError):
@@ -241,7 +246,7 @@ def _submit(  # noqa: PLR0913  (submit_bot's keywords, passed on)
                 staged, timeout_s=build_timeout_s, hide=[data_dir], network=build_network
             )
         except BuildError as exc:
-            raise BuildFailed(str(exc), log=_build_log(exc.output)) from None
+            raise BuildFailed(str(exc), log=_build_log(exc.output), tail=exc.tail) from None
         if output:
             attempt.log.append(_build_log(output))
         digest = checksum(staging)

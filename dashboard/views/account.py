@@ -22,7 +22,7 @@ import streamlit as st
 from arena.storage import Actor, StorageError
 from arena.storage.models import utcnow
 from arena.storage.tokens import SCOPES, TokenInfo, create_token, list_tokens, revoke_token
-from dashboard import auth, data
+from dashboard import auth, cells, data
 from dashboard.text import code, md
 
 # (Comments, not docstrings: Streamlit's magic would show a bare string on the page.)
@@ -122,7 +122,7 @@ def _token_list(visitor: Actor) -> None:
         st.info("No token yet.")
         return
     now = utcnow()
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Name": [t.name for t in tokens],
@@ -130,7 +130,7 @@ def _token_list(visitor: Actor) -> None:
                 "Scopes": [", ".join(t.scopes) for t in tokens],
                 "Created": [_when(t.created_at) for t in tokens],
                 "Expires": [_when(t.expires_at) for t in tokens],
-                "Last used": [_when(t.last_used_at, none="-") for t in tokens],
+                "Last used": [_when(t.last_used_at, none=cells.EMPTY) for t in tokens],
                 "State": [t.state(now) for t in tokens],
             }
         ),

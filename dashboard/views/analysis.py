@@ -19,7 +19,7 @@ from arena.replay.steps import Replay, build_replay
 from arena.storage import StorageError, TournamentInfo
 from arena.storage.privacy import Viewer
 from arena.storage.travellers import duplicate_games
-from dashboard import auth, data
+from dashboard import auth, cells, data
 from dashboard.render import table_html
 from dashboard.text import md
 
@@ -58,7 +58,7 @@ def bot_names(tournament: TournamentInfo) -> list[str]:
 
 
 def signed(value: float | None) -> str:
-    return "" if value is None else f"{value:+.2f}"
+    return cells.text(value, lambda v: f"{v:+.2f}")
 
 
 def traveller_title(t: Traveller) -> str:
@@ -68,7 +68,7 @@ def traveller_title(t: Traveller) -> str:
 
 def traveller_table(t: Traveller) -> None:
     mean = t.field_mean()
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "This bot": ["●" if r.mine else "" for r in t.rows],
@@ -81,13 +81,15 @@ def traveller_table(t: Traveller) -> None:
                 "Contracts": ["/".join(str(c) for c in r.contracts) for r in t.rows],
                 "Tricks": ["/".join(str(x) for x in r.tricks) for r in t.rows],
                 "Swing": [
-                    signed(r.score - mean) if r.mine and mean is not None else "" for r in t.rows
+                    signed(r.score - mean if r.mine and mean is not None else None) for r in t.rows
                 ],
             }
         ),
         hide_index=True,
     )
-    st.caption(f"Field mean score on these cards: {signed(mean) or 'no field'}.")
+    st.caption(
+        "Field mean score on these cards: " + ("no field" if mean is None else signed(mean)) + "."
+    )
 
 
 def swings_section(result: Analysis) -> None:
@@ -102,7 +104,7 @@ def swings_section(result: Analysis) -> None:
             if not shown:
                 st.caption("None.")
                 continue
-            st.dataframe(
+            cells.table(
                 pd.DataFrame(
                     {
                         "Swing": [signed(s.swing) for s in shown],
@@ -119,7 +121,7 @@ def swings_section(result: Analysis) -> None:
 
 def measures_section(result: Analysis) -> None:
     st.subheader("By contract")
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Contract": [c.contract for c in result.contracts],
@@ -136,14 +138,14 @@ def measures_section(result: Analysis) -> None:
         "games that reached the same hand on the same cards."
     )
     st.subheader("By decision kind")
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Kind": [k.kind for k in result.kinds],
                 "Same choice": [k.agreed for k in result.kinds],
                 "Other choice": [k.differed for k in result.kinds],
                 "Agreement": [
-                    "" if k.agreement is None else f"{100 * k.agreement:.0f}%" for k in result.kinds
+                    cells.text(k.agreement, lambda a: f"{100 * a:.0f}%") for k in result.kinds
                 ],
                 "Hand swing when other": [signed(k.mean_hand_swing) for k in result.kinds],
             }
@@ -179,7 +181,7 @@ def side_by_side(pair: Pair) -> None:
                 st.html(table_html(replay.view(d.index, seat)))
     low, high = max(0, d.index - STEPS_AROUND), d.index + STEPS_AROUND + 1
     rows = range(low, min(high, max(len(first.steps), len(second.steps))))
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Step": list(rows),

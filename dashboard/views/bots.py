@@ -11,7 +11,7 @@ import streamlit as st
 from arena.archive import MAX_ARCHIVE_BYTES, MAX_EXTRACTED_BYTES
 from arena.storage import Actor
 from arena.storage.privacy import Viewer
-from dashboard import actions, auth, data
+from dashboard import actions, auth, cells, data
 from dashboard.text import md
 
 LOGGER = logging.getLogger(__name__)
@@ -75,14 +75,14 @@ if not bots:
     st.info("No bot yet: submit one above or with `arena bot submit DIR`.")
     st.stop()
 
-st.dataframe(
+cells.table(
     pd.DataFrame(
         {
             "Bot": [b.name for b in bots],
             "Owner": [b.owner for b in bots],
             "Versions": [len(b.versions) for b in bots],
-            "Latest": [b.versions[-1].label if b.versions else "" for b in bots],
-            "Language": [b.versions[-1].language if b.versions else "" for b in bots],
+            "Latest": [b.versions[-1].label if b.versions else None for b in bots],
+            "Language": [b.versions[-1].language if b.versions else None for b in bots],
             "Games": [b.games for b in bots],
             "Faulted games": [b.faulted_games for b in bots],
         }
@@ -97,7 +97,7 @@ bot = bots[names.index(name)]
 
 st.subheader(f"{md(bot.name)}: versions")
 st.caption(f"Owned by **{md(bot.owner)}**: only they or an organiser may submit new versions.")
-st.dataframe(
+cells.table(
     pd.DataFrame(
         {
             "Seq": [v.seq for v in bot.versions],

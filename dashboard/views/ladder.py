@@ -16,7 +16,7 @@ import streamlit as st
 from arena import storage
 from arena.storage.models import BOARD_SIZE
 from arena.tournament.ladder import contenders
-from dashboard import actions, auth, data
+from dashboard import actions, auth, cells, data
 from dashboard.text import md
 
 st.title("Ladder")
@@ -92,7 +92,7 @@ def live() -> None:
     if not playing:
         st.caption("Nothing: the ladder is not running, or it is choosing its next match.")
     else:
-        st.dataframe(
+        cells.table(
             pd.DataFrame(
                 {
                     "Match": [m.match_index for m in playing],
@@ -115,7 +115,7 @@ def live() -> None:
             "runs, the first of each match is being played: never two games of one deal "
             "at once)."
         )
-        st.dataframe(
+        cells.table(
             pd.DataFrame(
                 {
                     "Match": [q[0] for q in queued],
@@ -137,7 +137,7 @@ def live() -> None:
         )
     st.subheader("Entrants")
     games = {r.bot_version_id: r.games for r in storage.ratings(engine, ladder.id)}
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Bot": [e.label for e in labels.values()],
@@ -152,7 +152,7 @@ def live() -> None:
     start = max(0, progress.total // BOARD_SIZE - 10)
     latest = [m for m in storage.ladder_matches(engine, ladder.id, start=start) if m.complete]
     if latest:
-        st.dataframe(
+        cells.table(
             pd.DataFrame(
                 {
                     "Match": [m.match_index for m in reversed(latest)],

@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from arena.storage.live import LiveRow
-from dashboard import data
+from dashboard import cells, data
 from dashboard.text import md
 
 POLL_S = 1.0
@@ -160,7 +160,7 @@ def live_part() -> None:
     if not rows:
         st.info("No game is being played now. Games show here while a tournament runs.")
     else:
-        st.dataframe(_overview(rows), hide_index=True, use_container_width=True)
+        cells.table(_overview(rows), hide_index=True, use_container_width=True)
         options: list[GameKey | None] = list(keys)
         if followed not in keys:
             options.insert(0, followed)

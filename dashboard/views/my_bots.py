@@ -36,7 +36,7 @@ from arena.storage.workspace import (
     viewable_record,
 )
 from arena.tournament.held_back import game_held_back
-from dashboard import auth, data
+from dashboard import auth, cells, data
 from dashboard.text import md
 
 # (Comments, not docstrings: Streamlit's magic would show a bare string on the page.)
@@ -84,12 +84,12 @@ def _percent(game: VersionGame) -> float | None:
 
 
 def _submissions_table(rows: Sequence[SubmissionInfo]) -> None:
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "When": [s.submitted_at for s in rows],
                 "Bot": [s.bot_name for s in rows],
-                "Version": [s.version or "" for s in rows],
+                "Version": [s.version or None for s in rows],
                 "Via": [s.via for s in rows],
                 "Outcome": [s.outcome for s in rows],
                 "Message": [s.message for s in rows],
@@ -104,7 +104,7 @@ def _submissions_table(rows: Sequence[SubmissionInfo]) -> None:
 
 
 def _versions(bot: AuthorBot) -> VersionState | None:
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Seq": [v.seq for v in bot.versions],
@@ -189,7 +189,7 @@ def _games(version: VersionState) -> None:
         )
     )
     games = version_games(engine, version.id, viewer, start=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE)
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Game": [g.game_id for g in games],

@@ -15,7 +15,7 @@ from typing import Final
 import pandas as pd
 import streamlit as st
 
-from dashboard import auth, charts, data
+from dashboard import auth, cells, charts, data
 
 RATING: Final = charts.RATING
 MU_BAND: Final = charts.MU_BAND
@@ -62,7 +62,7 @@ frame = pd.DataFrame(
 st.altair_chart(charts.rating_history(frame, tournament.entrants, shown), width="stretch")
 
 latest = frame.groupby("bot", sort=False).tail(1).sort_values("rating", ascending=False)
-st.dataframe(
+cells.table(
     latest[["bot", "games", "rating", "mu", "sigma"]].rename(
         columns={"bot": "Bot", "games": "Games", "rating": RATING, "mu": "μ", "sigma": "σ"}
     ),

@@ -19,7 +19,7 @@ from arena.replay.steps import Replay
 from arena.storage import GameRow, StorageError, TournamentInfo
 from arena.storage.privacy import Viewer
 from arena.viewer import viewer_html
-from dashboard import auth, data
+from dashboard import auth, cells, data
 from dashboard.text import md
 
 st.title("Replays")
@@ -200,7 +200,7 @@ st.iframe(
 st.subheader("Hands")
 faults = [f for f in replay.record.get("faults") or [] if isinstance(f, dict)]
 hands = replay.record["hands"]
-st.dataframe(
+cells.table(
     pd.DataFrame(
         {
             "Hand": [h["number"] for h in hands],
@@ -209,7 +209,7 @@ st.dataframe(
             "Trump": [h["trump"] for h in hands],
             "Exchange": [
                 ", ".join(f"{x['giver']}→{x['receiver']} x{len(x['given'])}" for x in h["exchange"])
-                or "-"
+                or cells.EMPTY
                 for h in hands
             ],
             "Tricks": ["/".join(str(t) for t in h["tricks_won"]) for h in hands],

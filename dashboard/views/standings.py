@@ -7,9 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from arena.storage.standings import RATING_LAG_NOTE, STANDINGS_LEGEND
+from arena.storage.standings import (
+    FAULT_RULE,
+    RATING_LAG_NOTE,
+    STANDINGS_LEGEND,
+    without_retired,
+)
 from arena.storage.travellers import DUPLICATE_FORMATS
-from dashboard import auth, data
+from dashboard import auth, cells, data
 from dashboard.text import code, md
 
 st.title("Standings")
@@ -36,6 +41,11 @@ def live_standings() -> None:
         text=f"{progress.stored} / {progress.total} games stored ({progress.status})",
     )
     rows = data.standings(url, tournament.id, data.data_version(progress))
+    retired = sum(row.retired for row in rows)
+    # As `arena standings`: a ladder's retired versions (replaced by a newer version) are
+    # hidden unless asked for, and the rest ranked among themselves.
+    if retired and not st.toggle(f"Show {retired} retired version(s)", key="show_retired"):
+        rows = without_retired(rows)
     table = pd.DataFrame(
         {
             "Rank": [r.rank for r in rows],
@@ -52,16 +62,17 @@ def live_standings() -> None:
                 for r in rows
             ],
             "Games": [r.games for r in rows],
-            "Wins": [r.wins for r in rows],
-            "Mean score": [r.mean_score for r in rows],
+            "Faults": [r.faults for r in rows],
+            # Faulted games are left out: the autopilot's play after a fault is not the bot's.
+            "Wins": [r.clean_wins for r in rows],
+            "Mean score": [r.clean_mean_score for r in rows],
             "Made 9": [r.made_9 for r in rows],
             "Made 5": [r.made_5 for r in rows],
             "Made 2": [r.made_2 for r in rows],
-            "Faults": [r.faults for r in rows],
         }
     )
     percent = st.column_config.NumberColumn(format="percent")
-    st.dataframe(
+    cells.table(
         table,
         hide_index=True,
         column_config={
@@ -80,11 +91,16 @@ def live_standings() -> None:
             "Rank 95%": st.column_config.TextColumn(
                 help="The ranks its true skill would take in 95 of 100 posterior draws"
             ),
-            "Mean score": st.column_config.NumberColumn(format="%+.2f"),
+            "Wins": st.column_config.NumberColumn(help="Wins in the games without a fault"),
+            "Mean score": st.column_config.NumberColumn(
+                format="%+.2f", help="Mean score over the games without a fault"
+            ),
             "Made 9": percent,
             "Made 5": percent,
             "Made 2": percent,
-            "Faults": st.column_config.NumberColumn(help="Games with at least one fault"),
+            "Faults": st.column_config.NumberColumn(
+                help="Games with at least one fault: each counts as last place for the rating"
+            ),
         },
     )
     st.caption(
@@ -92,6 +108,7 @@ def live_standings() -> None:
         "made 9/5/2: share of hands in that seat where the bot took its contract."
     )
     st.caption(f"How sure: {STANDINGS_LEGEND}.")
+    st.caption(f"Faults: {FAULT_RULE.replace('score/game', 'mean score')}.")
     if progress.rated < progress.stored:
         st.caption(
             f"Ratings cover {progress.rated} of {progress.stored} stored games: {RATING_LAG_NOTE}."

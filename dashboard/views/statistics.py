@@ -10,7 +10,7 @@ import streamlit as st
 
 from arena.storage import DEFAULT_SAMPLE, TRUMPS, FaultRow, TournamentInfo
 from arena.storage.privacy import Viewer
-from dashboard import auth, charts, data
+from dashboard import auth, cells, charts, data
 from dashboard.text import md
 
 # The sizes a spectator may choose for the records read (the default among them). A comment,
@@ -87,7 +87,7 @@ with head:
             return "B better"
         return "not significant"
 
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Bot A": [p.bot_a for p in pairs],
@@ -125,7 +125,7 @@ with seats:
         row[f"Made {m.contract}"] = m.made_rate
         row[f"Δ {m.contract}"] = deltas.get((m.bot, m.contract))
     columns = ["Bot"] + [f"{k} {c}" for c in (9, 5, 2) for k in ("Hands", "Made", "Δ")]
-    st.dataframe(
+    cells.table(
         pd.DataFrame(list(rows.values()), columns=columns),
         hide_index=True,
         column_config={
@@ -157,7 +157,7 @@ with seats:
         )
         table = table.reindex(columns=[t for t in TRUMPS if t in table.columns])
         shares = table.div(table.sum(axis=1), axis=0)
-        st.dataframe(
+        cells.table(
             shares.reset_index(),
             hide_index=True,
             column_config={t: st.column_config.NumberColumn(format="percent") for t in TRUMPS},
@@ -166,7 +166,7 @@ with seats:
 
 with faults:
     counts = data.fault_counts(url, tournament.id, version)
-    st.dataframe(
+    cells.table(
         pd.DataFrame(
             {
                 "Bot": [c.bot for c in counts],
@@ -183,12 +183,12 @@ with faults:
     if details:
         kinds = pd.DataFrame({"Bot": [f.bot for f in details], "Kind": [f.kind for f in details]})
         st.subheader("By kind")
-        st.dataframe(
+        cells.table(
             kinds.value_counts().rename("Faults").reset_index(),
             hide_index=True,
         )
         st.subheader("Latest faults")
-        st.dataframe(
+        cells.table(
             pd.DataFrame(
                 {
                     "Game": [f.game_id for f in details],

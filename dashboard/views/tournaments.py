@@ -7,8 +7,14 @@ import streamlit as st
 
 from arena import storage
 from arena.game.rules import PRESETS
+from arena.ratings.sprt import Verdict
+from arena.storage import runner_liveness
+from arena.storage.runner_liveness import runner_alive
+from arena.tournament import compare
 from arena.tournament.formats import FORMATS
-from dashboard import actions, auth, data
+from dashboard import actions, auth, cells, data
+from dashboard.progress_text import ShownProgress, progress_of
+from dashboard.runner_text import runner_outcome
 from dashboard.text import md
 
 st.title("Tournaments")
@@ -77,31 +83,93 @@ if organiser:
 else:
     st.caption("Log in as an organiser (in the sidebar) to create or run tournaments.")
 
-items = data.visible_tournaments(url, visitor)
-if not items:
+if not data.visible_tournaments(url, visitor):
     st.info("No tournament yet.")
     st.stop()
 
-st.dataframe(
-    pd.DataFrame(
-        {
-            "Tournament": [t.name for t in items],
-            "Status": [t.status for t in items],
-            "Games": [f"{t.games_stored}/{t.games_total}" for t in items],
-            "Progress": [t.fraction for t in items],
-            "Rules": [t.ruleset for t in items],
-            "Format": [t.format for t in items],
-            "Boards": [t.boards for t in items],
-            "Ratings": [t.rating_mode for t in items],
-            "Bots": [", ".join(t.entrants) for t in items],
-            "Created": [t.created_at for t in items],
-        }
-    ),
-    hide_index=True,
-    column_config={
-        "Progress": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="percent")
-    },
-)
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _verdict(url: str, tournament_id: int, stored: int) -> Verdict | None:
+    """A finished version test's verdict (it never changes once finished: cached for good)."""
+    engine = data.engine_for(url)
+    spec = compare.load_spec(engine, tournament_id)
+    return None if spec is None else compare.result(engine, spec).verdict
+
+
+@st.cache_data(ttl=5, show_spinner=False)
+def _games_budget(url: str, tournament_id: int) -> int:
+    """A ladder's game budget (0: none)."""
+    return storage.ladder_settings(data.engine_for(url), tournament_id).games_budget
+
+
+def _alive(tournament_id: int) -> bool | None:
+    """Whether a runner holds the tournament now (``None``: cannot be known):
+    :func:`arena.storage.runner_liveness.runner_alive`, the rule ``arena tournament
+    status`` uses too."""
+    try:
+        return runner_alive(data.engine(), tournament_id)
+    except storage.StorageError:
+        return None
+
+
+def shown_status(status: str, tournament_id: int) -> str:
+    """The stored status, corrected by the runner's liveness: a ``running`` tournament
+    whose runner is gone says so (the stored status outlives a killed runner)."""
+    return runner_liveness.shown_status(
+        status, _alive(tournament_id) if status == runner_liveness.RUNNING else None
+    )
+
+
+def shown_progress(
+    format_name: str, status: str, tournament_id: int, stored: int, scheduled: int
+) -> ShownProgress:
+    """The progress in words that fit the tournament's format (dashboard.progress_text)."""
+    finished = status == "finished"
+    return progress_of(
+        format_name=format_name,
+        status=status,
+        stored=stored,
+        scheduled=scheduled,
+        verdict=_verdict(url, tournament_id, stored)
+        if format_name == compare.FORMAT and finished
+        else None,
+        games_budget=_games_budget(url, tournament_id)
+        if format_name == storage.LADDER_FORMAT
+        else None,
+    )
+
+
+@st.fragment(run_every=2)
+def tournament_list() -> None:
+    """Every tournament the visitor may see, read afresh with the followed one below: the
+    list used to be drawn once per page run, so a tournament created, started and
+    finished on this page stayed ``created 0/6`` above its own ``finished 6/6``."""
+    items = data.visible_tournaments(url, visitor)
+    shown = [shown_progress(t.format, t.status, t.id, t.games_stored, t.games_total) for t in items]
+    cells.table(
+        pd.DataFrame(
+            {
+                "Tournament": [t.name for t in items],
+                "Status": [shown_status(t.status, t.id) for t in items],
+                "Games": [p.games for p in shown],
+                "Progress": [p.fraction for p in shown],
+                "Rules": [t.ruleset for t in items],
+                "Format": [t.format for t in items],
+                "Boards": [t.boards for t in items],
+                "Ratings": [t.rating_mode for t in items],
+                "Bots": [", ".join(t.entrants) for t in items],
+                "Created": [t.created_at for t in items],
+            }
+        ),
+        column_config={
+            "Progress": st.column_config.ProgressColumn(
+                min_value=0.0, max_value=1.0, format="percent"
+            )
+        },
+    )
+
+
+tournament_list()
 
 picked = data.pick_tournament(visitor)
 if picked is None:
@@ -111,17 +179,30 @@ st.subheader(md(tournament.name))
 
 
 def start_controls(progress: storage.Progress) -> None:
-    """Start or Resume (organisers), with a warning for a run this dashboard did not start."""
-    stale = progress.status == "running"
-    if stale:
-        st.warning(
-            "Marked as running, but not by this dashboard: it may run from a shell, or "
-            "its runner died. Resume only if no runner is playing it."
+    """Start or Resume (organisers). A tournament stored as running is resumed only once
+    its runner is known to be gone (the runner-liveness probe); when that cannot be known
+    (an in-memory database), the organiser confirms it."""
+    alive = _alive(tournament.id) if progress.status == runner_liveness.RUNNING else False
+    if alive:
+        st.info(
+            "Running from another process (a shell, or another dashboard): follow it here; "
+            "stop it where it was started."
         )
-    label = "Start" if progress.stored == 0 and progress.status == "created" else "Resume"
+        return
     confirmed = True
-    if stale:
-        confirmed = st.checkbox("No runner is playing it", key="confirm_resume")
+    if progress.status == runner_liveness.RUNNING:
+        if alive is None:
+            st.warning(
+                "Marked as running, but not by this dashboard, and whether its runner "
+                "lives cannot be told here. Resume only if no runner is playing it."
+            )
+            confirmed = st.checkbox("No runner is playing it", key="confirm_resume")
+        else:
+            st.warning(
+                "Its runner is gone (stopped or killed): Resume plays the rest, keeping "
+                "every game stored."
+            )
+    label = "Start" if progress.stored == 0 and progress.status == "created" else "Resume"
     if st.button(label, type="primary", disabled=not confirmed, key="start_runner"):
         try:
             actions.start_runner(url, data.data_directory(), tournament.name, visitor)
@@ -133,15 +214,20 @@ def start_controls(progress: storage.Progress) -> None:
 
 @st.fragment(run_every=2)
 def follow() -> None:
-    """Status, progress, the controls and the runner's output; refreshed every 2 s."""
+    """Status, progress, the controls and how the runner ended; refreshed every 2 s."""
     progress = data.progress(url, tournament.id)
     runner = actions.runner(tournament.name)
+    shown = shown_progress(
+        tournament.format, progress.status, tournament.id, progress.stored, progress.total
+    )
     st.markdown(
-        f"{data.status_badge(progress.status)} · {progress.stored} / {progress.total} games · "
+        f"{data.status_badge(shown_status(progress.status, tournament.id))} · "
+        f"{md(shown.line)} · "
         f"{md(tournament.ruleset)}, {tournament.boards} board(s), {tournament.deals}, "
         f"rated per {md(tournament.rating_mode)}, {progress.arena_faults} arena fault(s)"
     )
-    st.progress(progress.fraction)
+    if shown.fraction is not None:
+        st.progress(shown.fraction)
     if progress.status == "finished":
         st.success("Finished: see **Standings**, **Statistics** and **Replays**.")
     elif runner is not None and runner.running:
@@ -158,12 +244,13 @@ def follow() -> None:
     else:
         st.caption("An organiser can start or resume it.")
     if runner is not None:
-        code = runner.exit_code
-        if code not in (None, 0):
-            st.error(f"The runner stopped with exit code {code}; finished games are kept.")
-        tail = runner.log_tail() if organiser else ""  # it names server paths
-        if tail:
-            st.code(tail, language=None)
+        # One line in words, never the runner's console output (a progress bar redrawn,
+        # its workers' log lines): that stays in its log file, named for organisers only.
+        outcome = runner_outcome(runner.log_tail(lines=200), runner.exit_code)
+        if outcome is not None:
+            st.error(md(outcome))
+        if organiser and not runner.running:
+            st.caption(f"The runner's whole output: {md(str(runner.log))}")
 
 
 follow()

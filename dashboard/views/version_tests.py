@@ -13,7 +13,7 @@ import streamlit as st
 
 from arena.ratings.sprt import Verdict
 from arena.tournament import compare
-from dashboard import data
+from dashboard import cells, data
 from dashboard.text import md
 
 st.title("Version tests")
@@ -77,7 +77,7 @@ def progress_view() -> None:
     left.metric("Boards counted", final.boards, help=f"{outcome.boards_stored} complete stored")
     middle.metric(
         "Mean difference (points/game)",
-        "n/a" if math.isnan(final.mean) else f"{final.mean:+.2f}",
+        cells.EMPTY if math.isnan(final.mean) else f"{final.mean:+.2f}",
         help="95% interval: "
         + (
             "needs two boards"
@@ -101,7 +101,7 @@ def progress_view() -> None:
             index=pd.Index(boards, name="board"),
         )
         st.line_chart(chart, x_label="board", y_label="log-likelihood ratio")
-        st.dataframe(
+        cells.table(
             pd.DataFrame(
                 {
                     "Board": boards,

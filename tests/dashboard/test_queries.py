@@ -215,7 +215,7 @@ def test_the_cli_prints_the_standings_the_dashboard_reads(
         assert row.owner == "local"
         del cells[2]
         above = "-" if row.p_above_next is None else f"{row.p_above_next:.0%}"
-        assert cells[:9] == [
+        assert cells[:10] == [
             str(row.rank),
             row.bot,
             f"{row.conservative:.2f}",
@@ -224,5 +224,6 @@ def test_the_cli_prints_the_standings_the_dashboard_reads(
             above,
             rank_span(row),
             str(row.games),
-            str(row.wins),
+            str(row.faults),
+            str(row.clean_wins),  # wins in games without a fault of the bot's
         ]

@@ -95,7 +95,7 @@ def test_a_new_token_shows_its_secret_once(arena: Engine) -> None:
     table = app.dataframe[0].value
     assert list(table["Name"]) == ["laptop"] and list(table["Scopes"]) == ["read"]
     assert list(table["Prefix"]) == [secret[:12]] and list(table["State"]) == ["active"]
-    assert list(table["Last used"]) == ["-"]
+    assert list(table["Last used"]) == ["—"]  # never used: the empty cell of every page
     assert secret not in table.to_string()
     # The next run (any click, a reload) no longer has it; nor does another visit.
     _run(app)

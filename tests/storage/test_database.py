@@ -45,6 +45,10 @@ TABLES = {
     "test_match",
     "api_token",
     "live_game",
+    "play_game",
+    "bot_tally",
+    "pair_board_tally",
+    "pair_tally",
 }
 
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
+from arena.sandbox.build.offline import REGISTRY_HINT, meaningful_tail, needs_registry
 from arena.sandbox.build.sandbox import (
     STAMP_NAME,
     BuildLimits,
@@ -46,11 +47,14 @@ class Buildable(Protocol):
 
 class BuildError(RuntimeError):
     """A build failed or timed out; the message is one line, *output* what it printed
-    (its last 2,000 characters, when it ran), for the submission's log."""
+    (its last 2,000 characters, when it ran), for the submission's log, and *tail* its
+    last meaningful lines (:func:`~arena.sandbox.build.offline.meaningful_tail`), for
+    the command line to show above the message."""
 
     def __init__(self, message: str, output: str = "") -> None:
         super().__init__(message)
         self.output = output
+        self.tail = meaningful_tail(output)
 
 
 def _fingerprint(manifest: Buildable) -> str:
@@ -118,14 +122,21 @@ def build(
     if returncode == 127 and "command not found" in output:
         raise BuildError(f"{manifest.name}: build command not found: {command!r}", output)
     if returncode != 0:
-        last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
-        said = f": {last[:200]}" if last else " and printed nothing"
-        raise BuildError(
-            f"{manifest.name}: build {command!r} failed with exit code {returncode}{said}",
-            output,
-        )
+        # Unsandboxed (mode off), a build has the host's network: no offline hint then.
+        online = allowed or config.mode is SandboxMode.OFF
+        raise BuildError(_failure(manifest.name, command, returncode, output, online), output)
     (manifest.directory / STAMP_NAME).write_text(_fingerprint(manifest) + "\n")
     return output
+
+
+def _failure(name: str, command: str, returncode: int, output: str, network: bool) -> str:
+    """The one line of a failed build: what to do when it needed a registry it could not
+    reach (no network), else its last meaningful line (never a log file's path)."""
+    failed = f"{name}: build {command!r} failed with exit code {returncode}"
+    if not network and needs_registry(output):
+        return f"{failed}: {REGISTRY_HINT}"
+    last = meaningful_tail(output, 1)
+    return f"{failed}: {last[0][:200]}" if last else f"{failed} and printed nothing"
 
 
 def _unconfined(manifest: Buildable, timeout_s: float) -> tuple[int, str]:
@@ -157,4 +168,11 @@ def _unconfined(manifest: Buildable, timeout_s: float) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-__all__ = ["DEFAULT_BUILD_TIMEOUT_S", "STAMP_NAME", "BuildError", "build", "needs_build"]
+__all__ = [
+    "DEFAULT_BUILD_TIMEOUT_S",
+    "REGISTRY_HINT",
+    "STAMP_NAME",
+    "BuildError",
+    "build",
+    "needs_build",
+]

@@ -51,7 +51,7 @@ def run(job: BuildJob, argv: list[str]) -> BuildRun:
             argv += [unshare, "--user", "--map-current-user", "--"]
             job.notes.append("own user namespace")
     argv += job.limits_and_filters()
-    env = environment(home="/tmp", tmp="/tmp")
+    env = environment(home="/tmp", tmp="/tmp", offline=not job.network)
     return job.execute(argv, env, cwd="/", watch=None)
 
 

@@ -37,7 +37,7 @@ def run(job: BuildJob, argv: list[str]) -> BuildRun:
             os.chown(path, uid, uid)
     argv += chain.die_with_parent(job.caps, uid, switch=True)
     argv += job.limits_and_filters(writable=(work, tmp))
-    env = environment(home=str(tmp), tmp=str(tmp))
+    env = environment(home=str(tmp), tmp=str(tmp), offline=not job.network)
     job.notes.append(f"no bubblewrap: disk watchdog every {WATCH_INTERVAL_S} s")
     watch = DiskWatch([work, tmp], job.limits.disk_bytes + job.limits.tmp_bytes)
     return job.execute(argv, env, cwd=str(work), watch=watch)

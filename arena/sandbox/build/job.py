@@ -29,6 +29,7 @@ from typing import Protocol, cast
 from arena.sandbox import cgroups, chain, landlock, uids
 from arena.sandbox.build import network as build_network
 from arena.sandbox.build import streams as build_streams
+from arena.sandbox.build.offline import OFFLINE_ENV
 from arena.sandbox.build.settings import (
     NETWORK_ENV,
     NETWORK_ETC,
@@ -62,14 +63,17 @@ def switch(uid: int) -> list[str]:
     return [*chain.switch_uid(uid), "--no-new-privs"]
 
 
-def environment(*, home: str, tmp: str) -> dict[str, str]:
-    """A build's whole environment: nothing of the arena's own leaks in."""
-    return {
+def environment(*, home: str, tmp: str, offline: bool = False) -> dict[str, str]:
+    """A build's whole environment: nothing of the arena's own leaks in. *offline* (no
+    network) adds :data:`~arena.sandbox.build.offline.OFFLINE_ENV`, so that package
+    managers fail at once instead of retrying a registry they cannot reach."""
+    env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
         "HOME": home,
         "TMPDIR": tmp,
         "LANG": "C.UTF-8",
     }
+    return {**OFFLINE_ENV, **env} if offline else env
 
 
 @dataclass

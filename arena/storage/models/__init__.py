@@ -14,8 +14,13 @@ What is stored and why:
   the record being the fact everything else is computed from (docs/style.md 19).
   ``(tournament_id, schedule_index)`` is unique, so no scheduled game is stored twice.
 * ``LiveGame``: the public view of each game being played now (:mod:`~arena.storage.models.live`).
+* ``PlayGame``: a person's game against two bots on the Play page: their seat's own view,
+  the decision asked and their answer, the finished record (:mod:`~arena.storage.models.play`).
 * ``GameSeat``: the per-seat numbers of a game (score, rank, contracts made), denormalised
   from the record for fast standings and dashboards.
+* ``BotTally``: the sums of a bot version's ``game_seat`` rows in a tournament, kept in the
+  transaction that stores each game, so standings read one row per entrant;
+  ``PairBoardTally`` / ``PairTally``: the same for the head-to-head of each pair of bots.
 * ``RatingSnapshot`` / ``Rating``: every rating update ever made, never overwritten, and the
   current value per bot version and tournament (docs/style.md 6).
 
@@ -71,14 +76,18 @@ from arena.storage.models.columns import (
     utcnow,
 )
 from arena.storage.models.games import (
+    BotTally,
     Game,
     GameBase,
     GamePublic,
     GameSeat,
+    PairBoardTally,
+    PairTally,
     Rating,
     RatingSnapshot,
 )
 from arena.storage.models.live import LiveGame
+from arena.storage.models.play import PlayGame
 from arena.storage.models.tournaments import (
     Entry,
     LadderMatch,
@@ -107,6 +116,7 @@ __all__ = [
     "Bot",
     "BotBase",
     "BotPublic",
+    "BotTally",
     "BotVersion",
     "BotVersionBase",
     "BotVersionPublic",
@@ -123,6 +133,9 @@ __all__ = [
     "LoginAttempt",
     "LoginDevice",
     "LoginSession",
+    "PairBoardTally",
+    "PairTally",
+    "PlayGame",
     "Rating",
     "RatingMode",
     "RatingSnapshot",
