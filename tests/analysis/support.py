@@ -8,12 +8,9 @@ stderr tail (:data:`BRAVO_STDERR`), which only ben and organisers may read.
 
 from __future__ import annotations
 
-import atexit
 import copy
 import dataclasses
 import hashlib
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -27,7 +24,7 @@ from arena.tournament.formats import ScheduledGame
 from arena.tournament.runner import store_game
 from tests.dashboard.accounts_support import add_account
 from tests.dashboard.seed import manifest, play, secret_deal_cup
-from tests.migrated_sqlite import migrated_sqlite_url
+from tests.migrated_sqlite import built_once, migrated_sqlite_url
 
 BOTS: tuple[tuple[str, str], ...] = (
     ("alpha", "greedy"),
@@ -92,20 +89,13 @@ def make_cup(
     of CPU, and most of these tests want the same one. With ``seed=None`` the deals come
     from a secret of the process that no seed derives, as they do from a fresh one.
     """
-    key = (deal_scope, seed, stored, status, name)
-    if key not in _TEMPLATES:
-        folder = Path(tempfile.mkdtemp(prefix="arena-test-cup-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        template = folder / "arena.db"
+
+    def build(template: Path) -> tuple[Engine, Cup]:
         made = _build_cup(migrated_sqlite_url(template), deal_scope, seed, stored, status, name)
-        with made.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        made.engine.dispose()
-        _TEMPLATES[key] = (template, made)
-    template, made = _TEMPLATES[key]
+        return made.engine, made
+
     path = Path(make_url(url).database or "")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(template, path)
+    made = built_once(("analysis cup", deal_scope, seed, stored, status, name), build, path)
     return dataclasses.replace(
         made,
         engine=storage.open_database(url),
@@ -115,9 +105,6 @@ def make_cup(
         records=copy.deepcopy(made.records),
         game_ids=dict(made.game_ids),
     )
-
-
-_TEMPLATES: dict[tuple[str, int | None, int | None, str, str], tuple[Path, Cup]] = {}
 
 
 def _build_cup(

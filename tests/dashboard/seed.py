@@ -8,15 +8,12 @@ records, real ratings. Two records carry a fault (with the referee's ``stderr_ta
 
 from __future__ import annotations
 
-import atexit
 import copy
 import dataclasses
 import functools
 import hashlib
 import json
 import secrets
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +31,7 @@ from arena.storage.database import open_database
 from arena.tournament.deals import table_seeds
 from arena.tournament.formats import RoundRobin, ScheduledGame, get_format
 from arena.tournament.runner import store_game
-from tests.migrated_sqlite import migrated_sqlite_url
+from tests.migrated_sqlite import built_once, migrated_sqlite_url
 
 BOTS = (("alpha", "greedy"), ("bravo", "random"), ("charlie", "greedy"), ("delta", "random"))
 """(bot name, built-in policy that plays it)."""
@@ -185,7 +182,6 @@ def seed_database(
     return seeded
 
 
-_TEMPLATES: dict[tuple[int, int, tuple[int, ...]], tuple[Path, Seeded]] = {}
 """This test process's seeded SQLite files, by the options they were seeded with."""
 
 
@@ -199,24 +195,17 @@ def seeded_sqlite(
     per set of options and hands out byte copies of it, with what was stored (ids, records)
     copied too: a test may change its copy as it likes.
     """
-    key = (boards, running_games, fault_games)
-    if key not in _TEMPLATES:
-        folder = Path(tempfile.mkdtemp(prefix="arena-test-seeded-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        template = folder / "arena.db"
+
+    def build(template: Path) -> tuple[Engine, Seeded]:
         made = seed_database(
             migrated_sqlite_url(template),
             boards=boards,
             running_games=running_games,
             fault_games=fault_games,
         )
-        with made.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        made.engine.dispose()
-        _TEMPLATES[key] = (template, made)
-    template, made = _TEMPLATES[key]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(template, path)
+        return made.engine, made
+
+    made = built_once(("seeded", boards, running_games, fault_games), build, path)
     url = f"sqlite:///{path}"
     return dataclasses.replace(
         made,

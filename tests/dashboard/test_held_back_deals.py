@@ -5,11 +5,8 @@ cards. Each test's control shows the same game in full once nothing is left to h
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import hashlib
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +24,7 @@ from arena.tournament.runner import store_game
 from tests.dashboard.accounts_support import add_account, log_in
 from tests.dashboard.seed import BOTS, STDERR, manifest, play, secret_deal_cup
 from tests.dashboard.test_pages import texts
-from tests.migrated_sqlite import migrated_sqlite_url
+from tests.migrated_sqlite import built_once, migrated_sqlite_url
 from tests.replay.support import embedded, viewer_documents
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -76,22 +73,14 @@ def _make_cup(tmp_path: Path, deal_scope: str, seed: int | None) -> Cup:
     """The cup in *tmp_path*: a byte copy of this process's cup for these options, made
     once (it plays and stores 9 games; ``seed=None`` deals from a secret of the process
     that no seed derives, as from a fresh one)."""
-    key = (deal_scope, seed)
-    if key not in _TEMPLATES:
-        folder = Path(tempfile.mkdtemp(prefix="arena-test-held-back-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        made = _build_cup(folder / "arena.db", deal_scope, seed)
-        with made.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        made.engine.dispose()
-        _TEMPLATES[key] = (folder / "arena.db", made)
-    template, made = _TEMPLATES[key]
-    shutil.copyfile(template, tmp_path / "arena.db")
+
+    def build(template: Path) -> tuple[Engine, Cup]:
+        made = _build_cup(template, deal_scope, seed)
+        return made.engine, made
+
+    made = built_once(("held-back cup", deal_scope, seed), build, tmp_path / "arena.db")
     engine = storage.open_database(f"sqlite:///{tmp_path / 'arena.db'}")
     return dataclasses.replace(made, engine=engine, game_ids=dict(made.game_ids))
-
-
-_TEMPLATES: dict[tuple[str, int | None], tuple[Path, Cup]] = {}
 
 
 def _build_cup(path: Path, deal_scope: str, seed: int | None) -> Cup:
