@@ -4,7 +4,8 @@ Why: the dashboard reads the same database the runner fills, and a public ladder
 games without end (issue 35: 1,000,000 games). The pages must stay quick because their
 queries read per-bot and per-pair tallies kept as games are stored
 (:mod:`arena.storage.tallies`), index seeks into ``rating_snapshot``, and at most one game
-record (Statistics: a bounded sample), and because results are cached per data version.
+record (a replay; Statistics reads the records of faulted games only), and because results
+are cached per data version.
 
 1. **Build** a database with ``--games`` stored games (default 100,000, rounded up to whole
    boards of a 4-bot round robin; no cap: a ladder has none) quickly: 48 real records (the
@@ -64,6 +65,7 @@ from arena.replay.steps import build_replay  # noqa: E402
 from arena.storage import tallies  # noqa: E402
 from arena.storage.database import open_database  # noqa: E402
 from arena.storage.models import Game, GameSeat, Rating, RatingSnapshot  # noqa: E402
+from arena.storage.seat_facts import SeatFacts, record_facts  # noqa: E402
 from arena.tournament.formats import SEATINGS, board_games, get_format  # noqa: E402
 from tests.dashboard.helpers import free_port, wait_for_url  # noqa: E402
 from tests.dashboard.seed import BOTS, manifest, play  # noqa: E402
@@ -221,29 +223,30 @@ def _game_row(
 
 
 def _seat_row(record: dict[str, Any], game_id: int, seat: int, bot: int) -> dict[str, Any]:
-    """The ``game_seat`` row of one seat, as ``record_game`` derives it."""
-    result = record["result"]
-    ranked = sorted(result["scores"], reverse=True)
-    counts = {c: [0, 0] for c in (9, 5, 2)}
-    for hand in record["hands"]:
-        contract = hand["contracts"][seat]
-        counts[contract][0] += 1
-        counts[contract][1] += hand["tricks_won"][seat] >= contract
+    """The ``game_seat`` row of one seat, as ``record_game`` derives it (the same
+    :func:`~arena.storage.seat_facts.record_facts`; 48 records, so cached)."""
+    facts = _facts(id(record), record)[seat]
+    ranked = sorted(f.score for f in _facts(id(record), record))[::-1]
     return {
         "game_id": game_id,
         "seat": seat,
         "bot_version_id": bot,
-        "score": result["scores"][seat],
-        "rank": ranked.index(result["scores"][seat]),
-        "won": seat in result["winners"],
+        "score": facts.score,
+        "rank": ranked.index(facts.score),
+        "won": facts.won,
         "faulted": False,
-        "hands_9": counts[9][0],
-        "made_9": counts[9][1],
-        "hands_5": counts[5][0],
-        "made_5": counts[5][1],
-        "hands_2": counts[2][0],
-        "made_2": counts[2][1],
+        **facts.columns(),
     }
+
+
+_FACTS: dict[int, list[SeatFacts]] = {}
+
+
+def _facts(key: int, record: dict[str, Any]) -> list[SeatFacts]:
+    """The seat facts of one of the template records (keyed by its identity)."""
+    if key not in _FACTS:
+        _FACTS[key] = record_facts(0, record)[0]
+    return _FACTS[key]
 
 
 def _snapshot(
@@ -426,7 +429,7 @@ def raw_queries(engine: Engine, tid: int, game_id: int) -> dict[str, float]:
         "rating_history": timed(lambda: storage.rating_history(engine, tid)),
         "head_to_head": timed(lambda: storage.head_to_head(engine, tid)),
         "contract_stats": timed(lambda: storage.contract_stats(engine, tid)),
-        "record_stats_2000": timed(lambda: storage.record_stats(engine, tid, 2000)),
+        "record_stats": timed(lambda: storage.record_stats(engine, tid)),
         "games_page_100": timed(lambda: storage.game_page(engine, tid, start=50_000, limit=100)),
         "game_count_one_bot": timed(lambda: storage.game_count(engine, tid, bot)),
         "games_page_one_bot": timed(lambda: storage.game_page(engine, tid, bot_version_id=bot)),

@@ -152,11 +152,10 @@ def contract_stats(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def record_stats(
-    url: str, tournament_id: int, data_version: Version, sample: int
-) -> storage.RecordStats:
-    """Per-contract deltas and trump calls from the latest *sample* games."""
-    return storage.record_stats(engine_for(url), tournament_id, sample)
+def record_stats(url: str, tournament_id: int, data_version: Version) -> storage.RecordStats:
+    """Per-contract mean deltas and trump calls over every stored game (from the tallies:
+    no record is read)."""
+    return storage.record_stats(engine_for(url), tournament_id)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

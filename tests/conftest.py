@@ -387,6 +387,8 @@ _STARTS_PROCESSES = frozenset({
     "test_checksum.py",
     "test_cli_markup.py",
     "test_cli_simulate.py::test_console_script_runs_as_a_process",
+    "test_cli_lazy_start.py::test_control_the_probe_sees_an_eager_import",
+    "test_cli_lazy_start.py::test_standings_json_imports_no_other_command_and_nothing_heavy",
     "test_cli_make.py",
     "test_cli_run_progress.py::test_a_piped_tournament_run_prints_plain_progress_lines",
     "test_cli_terminal_escapes.py::test_a_tournament_workers_log_lines_show_controls_as_escapes",

@@ -16,30 +16,107 @@ from arena import __version__
 from arena.protocol.grpc_env import configure_grpc
 
 # The `arena` command is an entry point: gRPC's settings go in place before any command
-# module imports grpc, which reads them once (arena.protocol.grpc_env says why).
+# module imports grpc, which reads them once (arena.protocol.grpc_env says why). Command
+# modules are imported after this, when their command runs (COMMANDS below); importing
+# arena.protocol.grpc_env loads no protobuf.
 configure_grpc(os.environ)
 
-from arena.cli.analyse import analyse_command  # noqa: E402
-from arena.cli.api import api_command  # noqa: E402
-from arena.cli.bot import bot_group  # noqa: E402
-from arena.cli.dashboard import dashboard_command  # noqa: E402
-from arena.cli.doctor import doctor_command  # noqa: E402
-from arena.cli.match import match_command  # noqa: E402
-from arena.cli.queue import queue_group  # noqa: E402
-from arena.cli.records import export_command, replay_command  # noqa: E402
-from arena.cli.remote import remote_group  # noqa: E402
-from arena.cli.settings import settings_group  # noqa: E402
-from arena.cli.simulate import simulate_command  # noqa: E402
-from arena.cli.standings import ratings_group, standings_command  # noqa: E402
+from arena.cli.lazy_group import LazyCommand, LazyGroup  # noqa: E402
 from arena.cli.terminal import safe_logging, safe_text  # noqa: E402
-from arena.cli.tokens import token_group  # noqa: E402
-from arena.cli.tournament import tournament_group  # noqa: E402
-from arena.cli.users import user_group  # noqa: E402
+
+COMMANDS: dict[str, LazyCommand] = {
+    # name: where the command lives, and the first sentence of its help (what
+    # `arena --help` shows of it; tests/test_cli_lazy_start.py checks the two agree).
+    "analyse": LazyCommand(
+        "arena.cli.analyse:analyse_command",
+        "Duplicate analysis of BOT in tournament NAME: each board and seat's traveller "
+        "(every bot that held the same cards in the same seat, with its score, tricks and "
+        "contracts), BOT's biggest losses and gains against them, the first step where its "
+        "games part from theirs, and its results by contract and by decision kind against "
+        "the field.",
+    ),
+    "api": LazyCommand(
+        "arena.cli.api:api_command",
+        "Serve the HTTP API (/api/v1) on the arena database until Ctrl-C.",
+    ),
+    "bot": LazyCommand(
+        "arena.cli.bot:bot_group", "Work with bots: check one before submitting it."
+    ),
+    "dashboard": LazyCommand(
+        "arena.cli.dashboard:dashboard_command",
+        "Serve the dashboard on the arena database until Ctrl-C.",
+    ),
+    "doctor": LazyCommand(
+        "arena.cli.doctor:doctor_command",
+        "Probe every sandbox layer (bubblewrap, Landlock, seccomp, uid switch, cgroups, "
+        "rlimits) by actually using it, and say which protections bots get here: the "
+        "layers, then each channel between bots and each place a bot can write, with the "
+        "layer that closes or bounds it.",
+    ),
+    "export": LazyCommand(
+        "arena.cli.records:export_command",
+        "Write every stored game of tournament NAME to --out as JSON game records in the "
+        "arena952.game/1 format (docs/record-format.md, docs/record-format.md), one file "
+        "per game: NAME-000000.json, NAME-000001.json, ... by schedule index.",
+    ),
+    "match": LazyCommand(
+        "arena.cli.match:match_command",
+        "Play GAMES games between three BOTS (bot directories, builtin:random|greedy|pimc, "
+        "or remote[:NAME] with --listen) through the referee, and print a table of results.",
+    ),
+    "queue": LazyCommand(
+        "arena.cli.queue:queue_group",
+        "The test-match queue: play it, list it, cancel a request.",
+    ),
+    "ratings": LazyCommand("arena.cli.standings:ratings_group", "Maintain ratings."),
+    "remote": LazyCommand(
+        "arena.cli.remote:remote_group",
+        "Submit, follow and test your bots on a hosted arena through its HTTP API.",
+    ),
+    "replay": LazyCommand(
+        "arena.cli.records:replay_command",
+        "A readable replay of stored game GAME_ID: the number `arena tournament status "
+        'NAME` lists under "game ids for `arena replay`" (and the dashboard\'s Replays page '
+        'shows), not the "game_id" text inside a record.',
+    ),
+    "settings": LazyCommand(
+        "arena.cli.settings:settings_group",
+        "Show or change the arena-wide settings (changing them: organisers only).",
+    ),
+    "simulate": LazyCommand(
+        "arena.cli.simulate:simulate_command",
+        "Play games in-process between built-in policies and write their records.",
+    ),
+    "standings": LazyCommand(
+        "arena.cli.standings:standings_command",
+        "Standings of tournament NAME (default: the most recent one that is not a test "
+        "match), with how sure each rank is.",
+    ),
+    "token": LazyCommand(
+        "arena.cli.tokens:token_group",
+        "Personal tokens for the HTTP API: create, list, revoke (your own, as --user).",
+    ),
+    "tournament": LazyCommand(
+        "arena.cli.tournament:tournament_group", "Create, run and follow tournaments."
+    ),
+    "user": LazyCommand(
+        "arena.cli.users:user_group",
+        "Manage accounts and invitations (organisers only): add, list, disable, enable, "
+        "reset, invite, invites, revoke-invite.",
+    ),
+}
+"""Every ``arena`` command. Each is imported only when it runs (:mod:`arena.cli.lazy_group`),
+so ``arena standings`` never loads the HTTP API, the referee or the sandbox. A new command:
+its module under ``arena/cli/``, and an entry here."""
 
 EXIT_USAGE = 2
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="arena")
 def cli() -> None:
     """952 Arena: play, referee and rate bots for the 9-5-2 card game."""
@@ -79,25 +156,3 @@ def main(argv: list[str] | None = None) -> int:
 def _print_error(message: str) -> None:
     """``arena: error: MESSAGE`` on stderr, every control in it shown as an escape."""
     click.echo(f"arena: error: {safe_text(message)}", err=True)
-
-
-for command in (
-    simulate_command,
-    match_command,
-    bot_group,
-    user_group,
-    token_group,
-    settings_group,
-    tournament_group,
-    queue_group,
-    remote_group,
-    standings_command,
-    replay_command,
-    export_command,
-    analyse_command,
-    ratings_group,
-    dashboard_command,
-    api_command,
-    doctor_command,
-):
-    cli.add_command(command)

@@ -74,7 +74,6 @@ from arena.storage.models import BOARD_SIZE, CONTRACTS, TRUMPS, row_id
 from arena.storage.ratings import ratings, recompute_ratings
 from arena.storage.standings import RatingPoint, StandingRow, rating_history, standings
 from arena.storage.statistics import (
-    DEFAULT_SAMPLE,
     ContractStats,
     FaultCount,
     FaultRow,
@@ -111,7 +110,6 @@ from arena.storage.users import (
 __all__ = [
     "BOARD_SIZE",
     "CONTRACTS",
-    "DEFAULT_SAMPLE",
     "LADDER_FORMAT",
     "TRUMPS",
     "Actor",

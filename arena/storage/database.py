@@ -17,17 +17,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
-from alembic.util.exc import CommandError
 from sqlalchemy import Engine, Executable, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
+
+from arena.storage.schema_head import head_revision
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 LOGGER = logging.getLogger(__name__)
 
@@ -229,10 +230,22 @@ def migrate(engine: Engine) -> None:
 
     :raises StorageError: if the database cannot be reached or the migration fails.
     """
-    config = _alembic_config()
     try:
         if _at_head(engine):
             return
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot open database {_shown(engine.url)}: {one_line(exc)}") from None
+    _upgrade(engine)
+
+
+def _upgrade(engine: Engine) -> None:
+    """:func:`migrate`'s full path, through Alembic: imported here and only here, since
+    importing it costs a command's start about 0.15 s (issue 35)."""
+    from alembic import command  # noqa: PLC0415 - only when migrating
+    from alembic.util.exc import CommandError  # noqa: PLC0415
+
+    config = _alembic_config()
+    try:
         with engine.connect() as connection:
             connection.execution_options(**{WRITE_OPTION: True})
             sqlite = connection.dialect.name == "sqlite"
@@ -267,28 +280,29 @@ def migrate(engine: Engine) -> None:
 
 
 def _alembic_config() -> Config:
+    from alembic.config import Config  # noqa: PLC0415 - only when migrating
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("path_separator", "os")
     return config
 
 
-@functools.cache
-def _head_revision() -> str | None:
-    """The newest migration's revision (read once a process: the scripts do not change)."""
-    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
-
-
 def _at_head(engine: Engine) -> bool:
     """Is the schema at the newest migration already? The usual start (every CLI command,
     every dashboard process): one query instead of loading all the migration scripts and
-    taking the migration lock, 2 ms against 8 on SQLite. Anything else (a new database,
-    an older one, one from a newer arena) takes :func:`migrate`'s full path."""
+    taking the migration lock, 2 ms against 8 on SQLite, and without importing Alembic
+    (:mod:`arena.storage.schema_head`). Anything else (a new database, an older one, one
+    from a newer arena, scripts that are not a plain chain) takes :func:`migrate`'s full
+    path."""
+    head = head_revision()
+    if head is None:
+        return False
     with engine.connect() as connection:
         if not inspect(connection).has_table("alembic_version"):
             return False
         stored = connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
-        return list(stored) == [_head_revision()]
+        return list(stored) == [head]
 
 
 def _sqlite_pragma(connection: Connection, pragma: str) -> None:

@@ -2,7 +2,8 @@
 atomically) and reading games back, whole or as headers without the record.
 
 Every game record is the replayable fact; ``game_seat`` holds the per-seat numbers derived
-from it once, at storing time, so that standings and statistics never load records.
+from it once, at storing time (:mod:`arena.storage.seat_facts`), so that standings and
+statistics never load records.
 
 :raises StorageError: from every function, with a one-line message, for a refused
     operation (duplicate game, unknown tournament, malformed record) or a database failure.
@@ -29,8 +30,9 @@ from arena.storage.database import (
     read_session,
     write_session,
 )
-from arena.storage.models import BOARD_SIZE, CONTRACTS, BotTally, Entry, Game, GameSeat
+from arena.storage.models import BOARD_SIZE, BotTally, Entry, Game, GameSeat
 from arena.storage.ratings import rate_prefix, rating_model
+from arena.storage.seat_facts import record_facts
 from arena.storage.tallies import add_pairs, add_seats
 from arena.storage.tournaments import lock_tournament
 
@@ -48,17 +50,6 @@ def stored_indexes(engine: Engine, tournament_id: int) -> set[int]:
                 select(Game.schedule_index).where(Game.tournament_id == tournament_id)
             ).all()
         )
-
-
-@dataclass(frozen=True, slots=True)
-class _SeatFacts:
-    """What one seat's row needs from a record."""
-
-    score: int
-    won: bool
-    faulted: bool
-    hands: dict[int, int]
-    made: dict[int, int]
 
 
 @database_errors
@@ -91,7 +82,7 @@ def record_game(  # noqa: PLR0913  (keyword-only: one per schedule field)
         the seats are not three distinct entrants, or the record has no result or is
         malformed (nothing changes either).
     """
-    facts, result = _record_facts(schedule_index, record)
+    facts, result = record_facts(schedule_index, record)
     try:
         record_text = json.dumps(record, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -150,12 +141,7 @@ def record_game(  # noqa: PLR0913  (keyword-only: one per schedule field)
                     rank=ranks[seat],
                     won=fact.won,
                     faulted=fact.faulted,
-                    hands_9=fact.hands[9],
-                    made_9=fact.made[9],
-                    hands_5=fact.hands[5],
-                    made_5=fact.made[5],
-                    hands_2=fact.hands[2],
-                    made_2=fact.made[2],
+                    **fact.columns(),
                 )
                 for seat, fact in enumerate(facts)
             ]
@@ -168,49 +154,6 @@ def record_game(  # noqa: PLR0913  (keyword-only: one per schedule field)
     except IntegrityError:
         # The pre-check above makes this a race the row lock should already prevent.
         raise GameAlreadyStored(duplicate) from None
-
-
-def _record_facts(
-    schedule_index: int, record: Mapping[str, Any]
-) -> tuple[list[_SeatFacts], Mapping[str, Any]]:
-    """Per-seat facts and the ``result`` of a record, checked only as far as we use them."""
-    where = f"record of game {schedule_index}"
-    result = record.get("result")
-    if not isinstance(result, Mapping):
-        raise StorageError(f"{where}: no result (the game is not finished)")
-    scores: Any = result.get("scores")
-    winners: Any = result.get("winners")
-    if not (_int_list(scores, 3) and isinstance(winners, list) and _int_list(winners, None)):
-        raise StorageError(f"{where}: result needs 3 integer scores and a list of winners")
-    faults = record.get("faults") or []
-    if not isinstance(faults, list) or not all(
-        isinstance(f, Mapping) and f.get("seat") in (0, 1, 2) for f in faults
-    ):
-        raise StorageError(f"{where}: faults must be entries with a seat 0, 1 or 2")
-    faulted = {f["seat"] for f in faults}
-    hands = [dict.fromkeys(CONTRACTS, 0) for _ in range(3)]
-    made = [dict.fromkeys(CONTRACTS, 0) for _ in range(3)]
-    for hand in record.get("hands") or []:
-        if not isinstance(hand, Mapping) or hand.get("deltas") is None:
-            continue  # a hand cut short (no scores) counts for nobody
-        contracts: Any = hand.get("contracts")
-        tricks: Any = hand.get("tricks_won")
-        if not (_int_list(contracts, 3) and _int_list(tricks, 3)):
-            raise StorageError(f"{where}: hand {hand.get('number')} lacks contracts/tricks_won")
-        for seat in range(3):
-            if contracts[seat] in hands[seat]:
-                hands[seat][contracts[seat]] += 1
-                made[seat][contracts[seat]] += tricks[seat] >= contracts[seat]
-    facts = [_SeatFacts(scores[s], s in winners, s in faulted, hands[s], made[s]) for s in range(3)]
-    return facts, result
-
-
-def _int_list(value: Any, length: int | None) -> bool:
-    return (
-        isinstance(value, list)
-        and (length is None or len(value) == length)
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    )
 
 
 # ---------------------------------------------------------------------------- reading

@@ -37,8 +37,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-import icu
-
 SEPARATORS: Final = frozenset("-_.")
 """Characters that separate words in a name and are ignored when names are compared
 (whitespace and invisible format characters are ignored too)."""
@@ -77,7 +75,11 @@ class NameKeys:
 
 @functools.cache
 def _spoof_checker() -> Any:
-    """ICU's checker, made once: it only reads its confusables data after construction."""
+    """ICU's checker, made once: it only reads its confusables data after construction.
+    ICU is imported here, by the first name compared, not by every command that opens
+    the database (issue 35)."""
+    import icu  # noqa: PLC0415 - only when a name is compared
+
     return icu.SpoofChecker()
 
 

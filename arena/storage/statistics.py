@@ -3,10 +3,9 @@ deltas and trump calls, and faults (their detail and the bot's stderr only for i
 and organisers: :mod:`arena.storage.privacy`).
 
 Sums come from the tallies kept as games are stored (``bot_tally``, ``pair_tally``:
-:mod:`arena.storage.tallies`), one row per bot or pair; records are read only where nothing else
-holds the numbers, and then a bounded number of them: per-contract deltas and trump calls
-from a sample of the most recent games (whose size the result states), fault details from
-faulted games only.
+:mod:`arena.storage.tallies`), one row per bot or pair, over every stored game: per-contract
+deltas and trump calls included (taken from each record once, when it was stored). Records
+are read only for fault details, and only those of faulted games.
 
 :raises StorageError: from every function, for a database failure.
 """
@@ -28,6 +27,8 @@ from arena.storage.bots import version_labels
 from arena.storage.database import database_errors, read_rows
 from arena.storage.models import (
     BOARD_SIZE,
+    CONTRACTS,
+    TRUMPS,
     BotTally,
     BotVersion,
     Game,
@@ -36,10 +37,9 @@ from arena.storage.models import (
     Tournament,
 )
 from arena.storage.privacy import Viewer, owners_of_versions, redact_record
+from arena.storage.seat_facts import DELTA_COLUMNS, TRUMP_COLUMNS
 from arena.storage.tallies import SCALE
 
-DEFAULT_SAMPLE: Final = 2000
-"""Games read for the record-based statistics (per-contract deltas, trump calls)."""
 _T_975: Final = (
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
     2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
@@ -242,12 +242,11 @@ def contract_stats(engine: Engine, tournament_id: int) -> list[ContractStats]:
 
 @dataclass(frozen=True, slots=True)
 class RecordStats:
-    """Statistics that need the records, from the most recent *games* games."""
+    """The statistics that once needed the records (mean deltas per contract and trump calls
+    per dealer), over every stored game of a tournament, from ``bot_tally``."""
 
     games: int
-    """Games read (the most recent ones of the tournament)."""
-    games_total: int
-    """Games stored in the tournament."""
+    """Games they are over: every stored game of the tournament."""
     deltas: tuple[tuple[str, int, int, float], ...]
     """``(bot, contract, hands, mean delta)``: tricks won minus contract, per hand."""
     trumps: tuple[tuple[str, str, int], ...]
@@ -255,47 +254,38 @@ class RecordStats:
 
 
 @database_errors
-def record_stats(engine: Engine, tournament_id: int, sample: int = DEFAULT_SAMPLE) -> RecordStats:
-    """Per-contract mean deltas and trump calls per bot, from the latest *sample* games."""
-    of_tournament = col(Game.tournament_id) == tournament_id
-    ((total,),) = read_rows(engine, sa_select(func.count()).select_from(Game).where(of_tournament))
+def record_stats(engine: Engine, tournament_id: int) -> RecordStats:
+    """Per-contract mean deltas and trump calls per bot, over every stored game.
+
+    One row per entrant of ``bot_tally``: each seat's deltas per contract and its trump calls
+    as dealer were taken from the record when the game was stored
+    (:mod:`arena.storage.seat_facts`) and summed there; no record is read.
+    """
+    tally = BotTally
+    hands = [getattr(tally, f"hands_{contract}") for contract in CONTRACTS]
     rows = read_rows(
         engine,
-        sa_select(col(Game.seats), col(Game.record))
-        .where(of_tournament)
-        .order_by(col(Game.schedule_index).desc())
-        .limit(max(0, sample)),
+        sa_select(
+            col(tally.bot_version_id),
+            col(tally.games),
+            *hands,
+            *(getattr(tally, name) for name in (*DELTA_COLUMNS, *TRUMP_COLUMNS)),
+        ).where(col(tally.tournament_id) == tournament_id, col(tally.games) > 0),
     )
-    delta_sum: dict[tuple[int, int], int] = {}
-    delta_hands: dict[tuple[int, int], int] = {}
-    trumps: dict[tuple[int, str], int] = {}
-    for seats_text, record_text in rows:
-        seats = json.loads(seats_text)
-        record = json.loads(record_text)
-        for hand in record.get("hands") or []:
-            deltas = hand.get("deltas")
-            if deltas is None:
-                continue
-            for seat in range(3):
-                key = (seats[seat], hand["contracts"][seat])
-                delta_sum[key] = delta_sum.get(key, 0) + deltas[seat]
-                delta_hands[key] = delta_hands.get(key, 0) + 1
-            dealer_key = (seats[hand["dealer"]], str(hand.get("trump")))
-            trumps[dealer_key] = trumps.get(dealer_key, 0) + 1
-    labels = version_labels(engine)
-    return RecordStats(
-        games=len(rows),
-        games_total=int(total),
-        deltas=tuple(
-            sorted(
-                (labels.get(bot, str(bot)), contract, hands, delta_sum[(bot, contract)] / hands)
-                for (bot, contract), hands in delta_hands.items()
-            )
-        ),
-        trumps=tuple(
-            sorted((labels.get(bot, str(bot)), trump, n) for (bot, trump), n in trumps.items())
-        ),
-    )
+    labels = version_labels(engine) if rows else {}
+    deltas, trumps, seats = [], [], 0
+    width = len(CONTRACTS)
+    for bot, games, *sums in rows:
+        label = labels.get(bot, str(bot))
+        seats += int(games)
+        counts, delta_sums, calls = sums[:width], sums[width : 2 * width], sums[2 * width :]
+        for contract, count, delta in zip(CONTRACTS, counts, delta_sums, strict=True):
+            if count:
+                deltas.append((label, contract, int(count), int(delta) / int(count)))
+        for trump, count in zip(TRUMPS, calls, strict=True):
+            if count:
+                trumps.append((label, trump, int(count)))
+    return RecordStats(games=seats // 3, deltas=tuple(sorted(deltas)), trumps=tuple(sorted(trumps)))
 
 
 # ----------------------------------------------------------------------------- faults

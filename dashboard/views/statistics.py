@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Final
 
 import pandas as pd
 import streamlit as st
 
-from arena.storage import DEFAULT_SAMPLE, TRUMPS, FaultRow, TournamentInfo
+from arena.storage import TRUMPS, FaultRow, TournamentInfo
 from arena.storage.privacy import Viewer
 from dashboard import auth, cells, charts, data
 from dashboard.text import md
-
-# The sizes a spectator may choose for the records read (the default among them). A comment,
-# not a docstring: Streamlit's magic would print a bare string on the page.
-SPECTATOR_SAMPLES: Final = (500, 1000, 2000, 5000)
-MAX_SAMPLE: Final = 100_000
 
 st.title("Statistics")
 tournament = data.pick_tournament(auth.visitor())
@@ -35,26 +29,6 @@ def _detail(fault: FaultRow, tournament: TournamentInfo) -> str:
     """A fault's detail, unless it may name cards of deals still to be played."""
     held = data.held_back(url, tournament, fault.schedule_index)
     return fault.detail if held is None else "held back: " + held.notice()
-
-
-def _games_read(logged_in: bool) -> int:
-    """How many recent game records to read for the per-contract statistics.
-
-    Reading records is this page's dearest query, and its size is the visitor's to choose:
-    a spectator chooses among a few sizes up to :data:`SPECTATOR_SAMPLES`' largest (each
-    size is one cache entry per tournament), a logged-in user any number up to 100,000.
-    Either way the value is bounded here again, whatever the browser sent.
-    """
-    where = st.columns([1, 2])[0]
-    label = "Games read for mean deltas and trump calls"
-    help_text = "The most recent games of the tournament; records are read, so keep it modest."
-    if not logged_in:
-        chosen = where.selectbox(label, SPECTATOR_SAMPLES, index=SPECTATOR_SAMPLES.index(DEFAULT_SAMPLE),
-                                 help=help_text + " Log in to read more.")  # fmt: skip
-        return min(int(chosen or DEFAULT_SAMPLE), max(SPECTATOR_SAMPLES))
-    chosen = where.number_input(label, min_value=1, max_value=MAX_SAMPLE, value=DEFAULT_SAMPLE,
-                                step=500, help=help_text)  # fmt: skip
-    return max(1, min(int(chosen), MAX_SAMPLE))
 
 
 head, seats, faults = st.tabs(["Head to head", "By seat", "Faults"])
@@ -114,8 +88,7 @@ with head:
 
 with seats:
     made = data.contract_stats(url, tournament.id, version)
-    sample = _games_read(auth.visitor() is not None)
-    stats = data.record_stats(url, tournament.id, version, sample)
+    stats = data.record_stats(url, tournament.id, version)
     deltas = {(bot, contract): mean for bot, contract, _hands, mean in stats.deltas}
     st.subheader("Contracts")
     rows: dict[str, dict[str, object]] = {}
@@ -143,10 +116,7 @@ with seats:
             },
         },
     )
-    st.caption(
-        f"Hands and made rates: all {progress.stored} games. Mean deltas (Δ) and trump calls: "
-        f"the latest {stats.games} of {stats.games_total} games."
-    )
+    st.caption(f"Hands, made rates, mean deltas (Δ) and trump calls: all {stats.games} games.")
     st.subheader("Trump calls (as dealer)")
     calls = pd.DataFrame(list(stats.trumps), columns=["Bot", "Trump", "Hands"])
     if calls.empty:

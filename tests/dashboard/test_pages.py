@@ -76,6 +76,7 @@ def test_standings(open_app: Any, seeded: Seeded) -> None:
     assert sum(table["Faults"]) == len(seeded.faulted)
 
 
+@pytest.mark.slow
 def test_standings_follow_a_running_tournament(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -126,7 +127,7 @@ def test_statistics(open_app: Any, seeded: Seeded) -> None:
     stats = storage.record_stats(seeded.engine, seeded.tournament_id)
     for bot, contract, _hands, mean in stats.deltas:
         assert contracts.loc[bot, f"Δ {contract}"] == pytest.approx(mean)
-    assert "the latest 24 of 24 games" in texts(app)
+    assert "Hands, made rates, mean deltas (Δ) and trump calls: all 24 games." in texts(app)
     trumps = app.dataframe[2].value.set_index("Bot")
     assert trumps.sum(axis=1).to_numpy() == pytest.approx([1.0] * len(trumps))
     faults = app.dataframe[3].value.set_index("Bot")

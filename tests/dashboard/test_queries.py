@@ -136,13 +136,12 @@ def test_contract_and_record_statistics_match_the_records(seeded_any: Seeded) ->
     assert {(m.bot, m.contract): [m.hands, m.made] for m in made} == {
         key: value[:2] for key, value in contracts.items()
     }
-    stats = storage.record_stats(seeded_any.engine, seeded_any.tournament_id, sample=1000)
-    assert (stats.games, stats.games_total) == (24, 24)
+    stats = storage.record_stats(seeded_any.engine, seeded_any.tournament_id)
+    assert stats.games == 24  # every stored game (from the tallies, no record read)
     assert {(b, c): (h, pytest.approx(d)) for b, c, h, d in stats.deltas} == {
         key: (value[0], pytest.approx(value[2] / value[0])) for key, value in contracts.items()
     }
     assert {(b, t): n for b, t, n in stats.trumps} == dict(trumps)
-    assert storage.record_stats(seeded_any.engine, seeded_any.tournament_id, sample=5).games == 5
 
 
 def test_faults(seeded_any: Seeded) -> None:

@@ -99,11 +99,13 @@ def experiments_at_grpc_import(imports: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "module", ["arena.cli", "arena.tournament.worker", "arena.tournament.ray_slot", "arena.sdk"]
+    "module",
+    ["arena.cli.match", "arena.tournament.worker", "arena.tournament.ray_slot", "arena.sdk"],
 )
 def test_the_experiments_are_set_before_grpc_is_loaded(module: str) -> None:
-    """Every entry point: the CLI, a tournament's worker process, a Ray slot's actor and
-    an SDK bot."""
+    """Every entry point: the CLI (a command that uses gRPC: `arena` imports a command's
+    module only when it runs, after arena.cli itself), a tournament's worker process, a Ray
+    slot's actor and an SDK bot."""
     assert experiments_at_grpc_import(f"import {module}") == OFF
 
 

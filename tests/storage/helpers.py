@@ -128,6 +128,21 @@ def store(
     )
 
 
+def store_two_tournaments(engine: Engine) -> list[int]:
+    """Two tournaments over overlapping bots (t1: 12 games of 4 bots, t2: 6 games of 4 of
+    them), with a faulted seat in every fourth game of t1; their ids."""
+    bots = make_bots(engine, 5)
+    first = make_tournament(engine, bots[:4], games_total=12, name="t1")
+    second = make_tournament(engine, bots[1:], games_total=6, name="t2")
+    for index in range(12):
+        faults = [fault(seat=index % 3)] if index % 4 == 1 else []
+        store(engine, first, index, seating(bots[:4], index), make_record(index, faults=faults))
+    for index in range(6):
+        store(engine, second, index, seating(bots[1:], index), make_record(20 + index))
+    assert first.id is not None and second.id is not None
+    return [first.id, second.id]
+
+
 def faulted_seats(record: Mapping[str, Any]) -> list[bool]:
     """Per seat: any fault in the record."""
     seats = {f["seat"] for f in record["faults"]}

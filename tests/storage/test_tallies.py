@@ -26,13 +26,21 @@ from arena.storage import tallies
 from arena.storage.database import MIGRATIONS_DIR, migrate
 from arena.storage.models import BOARD_SIZE, BotTally, Game, GameSeat, PairBoardTally, PairTally
 from arena.storage.statistics import _head_to_head_rows
-from arena.storage.tallies import SUMS, pair_boards_from_seats, pairs_from_boards, sums_from_seats
-from tests.storage.helpers import fault, make_bots, make_record, make_tournament, seating, store
+from arena.storage.tallies import (
+    SUMS,
+    TALLIED,
+    pair_boards_from_seats,
+    pairs_from_boards,
+    sums_from_seats,
+)
+from tests.storage.helpers import (
+    store_two_tournaments,
+)
 
 
 def _tallies(engine: Engine) -> dict[tuple[int, int], tuple[Any, ...]]:
     """``bot_tally`` as stored: (tournament, bot) -> sums, then the newest game id."""
-    columns = [getattr(BotTally, name) for name in (*SUMS, "last_game_id")]
+    columns = [getattr(BotTally, name) for name in (*TALLIED, "last_game_id")]
     with engine.connect() as connection:
         rows = connection.execute(
             select(col(BotTally.tournament_id), col(BotTally.bot_version_id), *columns)
@@ -67,22 +75,8 @@ def _pairs_recomputed(engine: Engine) -> tuple[set[tuple[Any, ...]], set[tuple[A
     }
 
 
-def _store_two_tournaments(engine: Engine) -> list[int]:
-    """Two tournaments over overlapping bots, with faulted seats among clean ones; their ids."""
-    bots = make_bots(engine, 5)
-    first = make_tournament(engine, bots[:4], games_total=12, name="t1")
-    second = make_tournament(engine, bots[1:], games_total=6, name="t2")
-    for index in range(12):
-        faults = [fault(seat=index % 3)] if index % 4 == 1 else []
-        store(engine, first, index, seating(bots[:4], index), make_record(index, faults=faults))
-    for index in range(6):
-        store(engine, second, index, seating(bots[1:], index), make_record(20 + index))
-    assert first.id is not None and second.id is not None
-    return [first.id, second.id]
-
-
 def test_tallies_equal_the_sums_recomputed_from_the_stored_seats(engine: Engine) -> None:
-    _store_two_tournaments(engine)
+    store_two_tournaments(engine)
     kept = _tallies(engine)
     assert len(kept) == 8  # 4 bots in t1, 4 in t2
     assert kept == _recomputed(engine)
@@ -97,7 +91,7 @@ def test_tallies_equal_the_sums_recomputed_from_the_stored_seats(engine: Engine)
 
 def test_head_to_head_from_the_tallies_equals_the_one_from_the_seats(engine: Engine) -> None:
     seen = []
-    for tournament_id in _store_two_tournaments(engine):
+    for tournament_id in store_two_tournaments(engine):
         kept = storage.head_to_head(engine, tournament_id)
         raw = _head_to_head_rows(engine, tournament_id, BOARD_SIZE)
         assert [(h.a, h.b, h.boards, h.games) for h in kept] == [
@@ -112,7 +106,7 @@ def test_head_to_head_from_the_tallies_equals_the_one_from_the_seats(engine: Eng
 
 
 def test_progress_and_tournament_list_count_games_like_the_game_table(engine: Engine) -> None:
-    ids = _store_two_tournaments(engine)
+    ids = store_two_tournaments(engine)
     listed = {t.id: t.games_stored for t in storage.tournament_overview(engine)}
     for tournament_id in ids:
         with engine.connect() as connection:
@@ -142,7 +136,7 @@ def test_progress_and_tournament_list_count_games_like_the_game_table(engine: En
 
 
 def test_bot_overview_counts_each_versions_games_over_every_tournament(engine: Engine) -> None:
-    _store_two_tournaments(engine)
+    store_two_tournaments(engine)
     with engine.connect() as connection:
         seats = dict(
             connection.execute(
@@ -166,7 +160,7 @@ def test_bot_overview_counts_each_versions_games_over_every_tournament(engine: E
 
 
 def test_rebuild_from_the_seats_gives_the_tallies_record_game_kept(engine: Engine) -> None:
-    ids = _store_two_tournaments(engine)
+    ids = store_two_tournaments(engine)
     kept, kept_pairs = _tallies(engine), _pairs(engine)
     with engine.begin() as connection:
         connection.execute(text("UPDATE bot_tally SET games = 0"))  # spoil both tournaments
@@ -182,7 +176,7 @@ def test_rebuild_from_the_seats_gives_the_tallies_record_game_kept(engine: Engin
 
 
 def test_migration_0016_fills_the_tallies_from_games_stored_before_it(engine: Engine) -> None:
-    _store_two_tournaments(engine)
+    store_two_tournaments(engine)
     expected = _recomputed(engine)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
@@ -196,7 +190,7 @@ def test_migration_0016_fills_the_tallies_from_games_stored_before_it(engine: En
 
 
 def test_control_the_comparison_sees_a_tally_one_win_off_or_missing(engine: Engine) -> None:
-    ids = _store_two_tournaments(engine)
+    ids = store_two_tournaments(engine)
     with engine.begin() as connection:
         connection.execute(
             text("UPDATE bot_tally SET wins = wins + 1 WHERE tournament_id = :t"), {"t": ids[0]}

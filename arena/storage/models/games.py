@@ -65,7 +65,27 @@ class GamePublic(GameBase):
     created_at: datetime
 
 
-class GameSeat(SQLModel, table=True):
+class DeltasAndTrumps(SQLModel):
+    """The statistics' columns of a seat (``game_seat``) and of their sum per bot
+    (``bot_tally``): deltas per contract and trump calls as dealer. Migration 0017 added
+    them (default 0, filled from the records), so that Statistics sums them instead of
+    reading records."""
+
+    delta_9: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Tricks won minus 9, summed over the hands played with contract 9 (``delta_5``,
+    ``delta_2``: the same for 5 and 2)."""
+    delta_5: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    delta_2: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    trump_s: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Hands dealt in which spades were called (``trump_h`` ... ``trump_nt``: the same for
+    the other calls)."""
+    trump_h: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    trump_d: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    trump_c: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    trump_nt: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+
+
+class GameSeat(DeltasAndTrumps, table=True):
     """One seat of one game: who sat there and how it went."""
 
     __tablename__ = "game_seat"
@@ -99,7 +119,7 @@ class GameSeat(SQLModel, table=True):
     made_2: int
 
 
-class BotTally(SQLModel, table=True):
+class BotTally(DeltasAndTrumps, table=True):
     """The sums of a bot version's ``game_seat`` rows in one tournament, kept up to date by
     :func:`arena.storage.games.record_game` in the same transaction as each game.
 
