@@ -26,6 +26,7 @@ def scratch_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
             del sys.modules[name]
 
 
+@pytest.mark.slow
 def test_the_sdk_reference_builds_without_a_warning(tmp_path: Path) -> None:
     out = tmp_path / "reference"
     assert build_reference.build(out, search=False) == []

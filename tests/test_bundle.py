@@ -91,6 +91,7 @@ def test_a_symbolic_link_is_refused(bot: Path) -> None:
     assert "lib/passwd" not in _names(pack_bot(bot))
 
 
+@pytest.mark.slow
 def test_a_bot_over_the_servers_archive_limit_is_refused(bot: Path) -> None:
     """The limit is the archive's (what is uploaded): incompressible bytes over it are
     refused in one line; the same number of zeros, which compress, are not."""

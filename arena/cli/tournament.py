@@ -1,5 +1,6 @@
 """``arena tournament create|run|status`` (and, from :mod:`arena.cli.ladder`, ``add|open|close``;
-from :mod:`arena.cli.tournament_admin`, ``list|remove``).
+from :mod:`arena.cli.tournament_admin`, ``list|remove``; from :mod:`arena.cli.tournament_stop`,
+``stop``).
 
 ``arena tournament run`` plays any format through the one run loop
 (:func:`arena.tournament.runner.run`) under one progress bar; a version test answers with
@@ -10,9 +11,6 @@ its verdict instead (:mod:`arena.cli.compare`). The standings it prints are
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,11 +33,11 @@ from arena.cli.tournament_admin import (
     resume_hint,
     run_status,
 )
+from arena.cli.tournament_stop import stop_command
 from arena.cli.users import acting_user, user_option
 from arena.game.rules import PRESETS
 from arena.storage.database import StorageError
 from arena.storage.outage import DatabaseFull
-from arena.storage.runner_lock import Holder, lock_holder
 from arena.storage.tournaments import check_tournament_name, stored_rules
 from arena.tournament import runner, setup
 from arena.tournament.compare import FORMAT as VERSION_TEST_FORMAT
@@ -63,7 +61,14 @@ def tournament_group() -> None:
     """Create, run and follow tournaments."""
 
 
-for _command in (add_command, open_command, close_command, list_command, remove_command):
+for _command in (
+    add_command,
+    open_command,
+    close_command,
+    list_command,
+    remove_command,
+    stop_command,
+):
     tournament_group.add_command(_command)
 
 
@@ -319,91 +324,6 @@ def _pool_options(executor: str, *, reuse: bool, prestart: bool) -> dict[str, bo
     if executor != "local":
         raise click.BadParameter("pre-start needs --executor local", param_hint="--prestart")
     return {"reuse": reuse, "prestart": True}
-
-
-STOP_WAIT_SECONDS = 60.0
-"""How long ``stop`` waits for the runner to let its lock go."""
-
-
-@tournament_group.command("stop")
-@click.argument("name")
-@click.option("--no-wait", is_flag=True, help="Send the stop request and return at once.")
-@user_option
-@db_options
-def stop_command(
-    name: str, no_wait: bool, user: str | None, db: str | None, data: Path | None
-) -> None:
-    """Stop the runner playing tournament NAME politely (organisers only).
-
-    The runner holding NAME's lock is sent SIGTERM, as by Ctrl-C: it abandons the games in
-    play (played again by the next run), sets the status to "interrupted" and lets the lock
-    go. Only a runner on this machine can be reached; for one on another host it says
-    which process to stop there.
-    """
-    engine = open_engine(db, data)
-    try:
-        setup.check_may_run(acting_user(engine, user))
-        tournament = storage.get_tournament(engine, name)
-        holder = lock_holder(engine, storage.row_id(tournament))
-    except StorageError as exc:
-        raise click.ClickException(str(exc)) from None
-    shown = safe_text(name)
-    if holder is None:
-        click.echo(f"{shown}: no runner is playing it")
-        return
-    if not holder.local:
-        raise click.ClickException(
-            f"{name} is played by {holder}, not on this machine: stop it there "
-            f"(kill -TERM {holder.pid}, or `arena tournament stop` on that host)"
-        )
-    if not _is_arena_process(holder.pid):
-        raise click.ClickException(
-            f"{holder} holds {name}'s lock but is not an arena runner: not signalled"
-        )
-    try:
-        os.kill(holder.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        click.echo(f"{shown}: its runner (process {holder.pid}) has just ended")
-        return
-    except PermissionError:
-        raise click.ClickException(f"not allowed to signal {holder} (another user's)") from None
-    if no_wait:
-        click.echo(f"{shown}: asked {holder} to stop")
-        return
-    _wait_released(engine, storage.row_id(tournament), name, holder)
-
-
-def _is_arena_process(pid: int) -> bool:
-    """Whether process *pid* runs the arena (``arena ...`` or ``python -m arena.cli ...``),
-    from its command line where the system shows it (``/proc``); elsewhere, trusted.
-
-    The lock names its holder by what the holder wrote (a lock file's text, a PostgreSQL
-    connection's application name), which anyone able to write to the database can forge:
-    ``stop`` must not become a way to signal any process of this user's."""
-    try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except FileNotFoundError:
-        return not Path("/proc/self").exists()  # no /proc here: nothing to check against
-    except OSError:
-        return False
-    words = [word.decode(errors="replace") for word in argv[:4]]
-    return any(w.rsplit("/", 1)[-1] == "arena" or w.startswith("arena.cli") for w in words)
-
-
-def _wait_released(engine: Engine, tournament_id: int, name: str, holder: Holder) -> None:
-    """Wait until *holder* lets tournament *name*'s lock go; say so."""
-    deadline = time.monotonic() + STOP_WAIT_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            if lock_holder(engine, tournament_id) != holder:
-                click.echo(f"{safe_text(name)}: stopped ({holder})")
-                return
-        except StorageError as exc:
-            raise click.ClickException(str(exc)) from None
-        time.sleep(0.2)
-    raise click.ClickException(
-        f"{holder} was asked to stop {STOP_WAIT_SECONDS:.0f} s ago and still holds {name}"
-    )
 
 
 @tournament_group.command("status")

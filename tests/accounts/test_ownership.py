@@ -170,6 +170,7 @@ def test_a_reset_password_replaces_the_old_one(
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_migration_0003_gives_existing_bots_to_the_local_organiser(engine: Engine) -> None:
     for bot in ("random_bot", "greedy_bot"):
         storage.add_bot_version(engine, {"name": bot, "version": "1"}, CHECKSUM, f"/{bot}")

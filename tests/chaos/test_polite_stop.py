@@ -166,14 +166,14 @@ def test_stop_signals_no_process_that_is_not_an_arena_runner(
     bystander = subprocess.Popen(["sleep", "120"])
     try:
         forged = Holder(bystander.pid, socket.gethostname())
-        monkeypatch.setattr("arena.cli.tournament.lock_holder", lambda *_: forged)
+        monkeypatch.setattr("arena.cli.tournament_stop.lock_holder", lambda *_: forged)
         assert main(["tournament", "stop", "cup", "--no-wait", *arena.common]) == 1
         err = capsys.readouterr().err
         assert "is not an arena runner: not signalled" in err and len(err.splitlines()) == 1
         assert bystander.poll() is None  # alive: never signalled
         runner = _start(arena, _cli_runner(arena))
         real = Holder(runner.pid, socket.gethostname())
-        monkeypatch.setattr("arena.cli.tournament.lock_holder", lambda *_: real)
+        monkeypatch.setattr("arena.cli.tournament_stop.lock_holder", lambda *_: real)
         assert main(["tournament", "stop", "cup", "--no-wait", *arena.common]) == 0
         assert runner.wait(timeout=WAIT_S) != 0  # stopped by the signal
     finally:

@@ -229,6 +229,7 @@ def test_a_tar_member_name_that_is_not_utf8(tmp_path: Path) -> None:
         assert "caf\udce9.py" in archive.getnames()
 
 
+@pytest.mark.slow
 def test_a_tar_header_bomb_is_cut_off(tmp_path: Path) -> None:
     """A pax header of 60 MB: tarfile reads such a header whole into memory."""
     raw = io.BytesIO()

@@ -62,6 +62,7 @@ def _page(monkeypatch: pytest.MonkeyPatch, seeded: Seeded, data: Path, test: str
     return app
 
 
+@pytest.mark.slow
 def test_the_page_draws_the_llr_against_its_bounds(
     seeded: Seeded, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -889,6 +889,7 @@ def test_garbage_gives_discrepancies_not_exceptions(garbage: Any) -> None:
     assert all(isinstance(i, str) for i in issues)
 
 
+@pytest.mark.slow
 def test_random_corruption_never_raises() -> None:
     """Replace random values deep inside a valid record with junk: still only strings."""
     base = _first_clean("catalan-plus-minus")

@@ -109,6 +109,7 @@ def test_a_malformed_answer_is_a_protocol_fault() -> None:
     assert [f["kind"] for f in record["faults"]] == ["protocol"]
 
 
+@pytest.mark.slow
 def test_a_person_out_of_time_gets_a_timeout_on_their_own_clock() -> None:
     slow = Desk(wait_s=1.0)
     record = _play(slow, TimeControl(decision_ms=300, bank_ms=0, grace_ms=10))

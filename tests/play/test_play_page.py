@@ -66,6 +66,7 @@ def test_a_participant_gets_the_form_with_the_house_bots(arena: Any) -> None:
     assert [b for b in app.button if b.label == "Take the seat"]
 
 
+@pytest.mark.slow
 def test_a_finished_games_replay_is_its_owners_alone(arena: Any) -> None:
     engine, passwords = arena
     alice = storage.actor(engine, "alice")

@@ -158,6 +158,7 @@ def test_in_memory_sqlite_is_one_shared_database() -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_start_waits_while_another_connection_writes_to_a_new_sqlite_file(
     tmp_path: Path,
 ) -> None:
@@ -190,6 +191,7 @@ def test_a_start_waits_while_another_connection_writes_to_a_new_sqlite_file(
     assert outcome == [None]
 
 
+@pytest.mark.slow
 def test_concurrent_starts_migrate_once(empty_database_url: str) -> None:
     errors: list[BaseException] = []
 

@@ -118,6 +118,7 @@ def test_look_alike_names_migrate_kept_and_reported_once_each(
     assert stored["paypaI"] == name_keys("paypaI").folded  # only its shape key collided
 
 
+@pytest.mark.slow
 def test_after_the_migration_old_look_alikes_work_by_exact_name_and_new_ones_are_refused(
     at_0007: Engine,
 ) -> None:

@@ -133,23 +133,24 @@ def test_an_interrupted_test_resumes_without_repeating_a_game(
     assert third.played == []
 
 
+@pytest.mark.slow
 def test_boards_of_a_batch_after_the_decision_are_kept_but_not_counted(
     engine: Engine, tmp_path: Path
 ) -> None:
     spec = _spec(engine, tmp_path, max_boards=40, name="ahead")
     executor = InProcessExecutor()
-    outcome = asyncio.run(compare.run_version_test(engine, spec, executor, boards_at_once=8))
-    # One batch of 8 boards; greedy against random play decides well before its end.
+    outcome = asyncio.run(compare.run_version_test(engine, spec, executor, boards_at_once=5))
+    # One batch of 5 boards; greedy against random play decides at the 3 boards' minimum.
     assert outcome.verdict is Verdict.BETTER
-    assert 3 <= outcome.final.boards < 8
-    assert _stored(engine, spec) == executor.played == list(range(96))
-    assert outcome.boards_stored == 8
-    all_eight = compare.board_differences(
+    assert 3 <= outcome.final.boards < 5
+    assert _stored(engine, spec) == executor.played == list(range(60))
+    assert outcome.boards_stored == 5
+    whole_batch = compare.board_differences(
         storage.game_page(engine, spec.tournament_id, limit=1000),
         *(storage.row_id(v) for v in storage.entries(engine, spec.tournament_id)[:2]),
     )
-    assert len(all_eight) == 8
-    assert outcome.states == run_sequentially(all_eight, spec.sprt)  # stops at the decision
+    assert len(whole_batch) == 5
+    assert outcome.states == run_sequentially(whole_batch, spec.sprt)  # stops at the decision
 
 
 def test_an_executor_that_leaves_a_board_unplayed_is_an_error(

@@ -142,13 +142,14 @@ def test_a_ladder_stops_at_its_budget_and_rates_every_game(engine: Engine) -> No
         assert len({g.seating_index for g in games}) == 6  # all 6 seatings of one deal
 
 
+@pytest.mark.slow
 def test_one_match_at_a_time_is_reproducible_from_the_secret(tmp_path: Path) -> None:
     """(On SQLite only: the backend plays no part in the choices.)"""
     bots = ["ace", "mid", "low", "dud", "late"]
     runs = []
     for url, name, seed in (("one", "a", 11), ("two", "b", 11), ("one", "c", 12)):
         engine = open_database(f"sqlite:///{tmp_path / url}.db")
-        _ladder(engine, name, bots, seed=seed, options=setup.LadderOptions(games=36, min_games=6))
+        _ladder(engine, name, bots, seed=seed, options=setup.LadderOptions(games=18, min_games=6))
         _run(engine, name)
         runs.append((_tables(engine, name), [r for _, r in _records(engine, name)]))
     assert runs[0] == runs[1]
@@ -156,8 +157,8 @@ def test_one_match_at_a_time_is_reproducible_from_the_secret(tmp_path: Path) -> 
 
 
 def test_a_cut_off_run_resumes_with_every_game_exactly_once(engine: Engine) -> None:
-    _ladder(engine, "cut", ["ace", "mid", "low", "dud"], options=setup.LadderOptions(games=48))
-    _ladder(engine, "whole", ["ace", "mid", "low", "dud"], options=setup.LadderOptions(games=48))
+    _ladder(engine, "cut", ["ace", "mid", "low", "dud"], options=setup.LadderOptions(games=24))
+    _ladder(engine, "whole", ["ace", "mid", "low", "dud"], options=setup.LadderOptions(games=24))
     with pytest.raises(KeyboardInterrupt):
         _run(engine, "cut", InProcessExecutor(stop_after=9))
     tournament = storage.get_tournament(engine, "cut")
@@ -168,11 +169,12 @@ def test_a_cut_off_run_resumes_with_every_game_exactly_once(engine: Engine) -> N
     _run(engine, "cut", executor)
     assert executor.played[:3] == [9, 10, 11]  # the cut-off match first, only what it missed
     assert _tables(engine, "cut")[:2] == chosen
-    assert [i for i, _ in _records(engine, "cut")] == list(range(48))
+    assert [i for i, _ in _records(engine, "cut")] == list(range(24))
     _run(engine, "whole")  # the same secret (seed 3) uncut: the same ladder
     assert _tables(engine, "cut") == _tables(engine, "whole")
 
 
+@pytest.mark.slow
 def test_following_takes_a_new_bot_and_a_new_version(engine: Engine) -> None:
     _ladder(engine, "open", ["ace", "mid", "dud"],
             options=setup.LadderOptions(games=72, confidence=0.999, min_games=6))  # fmt: skip

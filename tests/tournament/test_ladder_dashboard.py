@@ -27,6 +27,7 @@ def _page(url: str, monkeypatch: pytest.MonkeyPatch, data: Path) -> AppTest:
     return app
 
 
+@pytest.mark.slow
 def test_the_ladder_page_shows_what_plays_and_what_is_queued(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

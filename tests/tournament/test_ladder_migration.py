@@ -26,6 +26,7 @@ def _ladder_differences(engine: Engine) -> list[object]:
     return [d for d in differences if LADDER_TABLES & set(str(d).replace("'", " ").split())]
 
 
+@pytest.mark.slow
 def test_migration_0004_matches_the_models_and_downgrades_only_without_ladders(
     database_url: str,
 ) -> None:

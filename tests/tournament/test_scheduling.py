@@ -564,7 +564,7 @@ class _AsksEagerly(Scheduler):
     [
         (_Unseparated, "twice at once"),
         (_IgnoresOwners, "second live slot"),
-        (_NeverOverhears, "may have heard"),
+        pytest.param(_NeverOverhears, "may have heard", marks=pytest.mark.slow),
         (_ClaimsBeforeOwning, "owes a game it alone may play"),
         (_AsksEagerly, "asked for more while a job could start"),
     ],

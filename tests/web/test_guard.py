@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
@@ -146,6 +147,7 @@ def test_one_client_gets_its_sessions_and_then_a_refusal() -> None:
     assert front.gate.open_sessions == 0  # every closed session was released
 
 
+@pytest.mark.slow
 def test_a_refused_session_is_answered_only_after_the_tarpits_delay() -> None:
     """A flooder retrying at once is held back: each refusal waits (a lower bound only,
     which a busy machine cannot break)."""
