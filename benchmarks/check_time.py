@@ -1,13 +1,22 @@
-"""How long ``make check`` takes, run after run, beside how fast the machine is right then.
+"""How long ``make check`` (or ``make test``) takes, run after run, beside how fast the
+machine is right then and how busy its cores were.
 
-``make check`` aims at under a minute on two cores. On a shared machine one run says
-little: the same CPU-bound work takes up to half as long again when a neighbour is busy.
-So each round first times a fixed pure-Python loop (the machine's speed at that moment),
-then runs ``make check`` and times it, and the table shows both. Read the runs whose
-reference time is near the best one: they are the machine at its usual speed.
+``make check`` aims at under a minute on two cores, ``make test`` at under ten. On a shared
+machine one run says little: the same CPU-bound work takes up to half as long again when a
+neighbour is busy. So each round first times a fixed pure-Python loop (the machine's speed
+at that moment), then runs the target and times it, and the table shows both. Read the
+runs whose reference time is near the best one: they are the machine at its usual speed.
 
-    .venv/bin/python benchmarks/check_time.py             # 3 rounds
+Each round also reads ``/proc/stat`` before and after the run and reports the share of
+the machine's CPU time that was busy meanwhile. That share says which lever is left: a
+run near 100 % busy is bound by the work it does (fewer games, shared set-up), one well
+below is bound by waiting (sleeps, slow bots, polling), where more pytest workers would
+help. The CPU column counts only the processes ``make`` waited for, so it leaves out
+daemons such as the PostgreSQL server and the browsers' helpers; the busy share does not.
+
+    .venv/bin/python benchmarks/check_time.py                        # make check, 3 rounds
     .venv/bin/python benchmarks/check_time.py --rounds 5
+    CI=true .venv/bin/python benchmarks/check_time.py --target test --rounds 1
 
 The first round may also pay for mypy's cache and pytest's bytecode of the tests; the
 table says so when it took much longer than the rest.
@@ -21,12 +30,14 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_LOOP = "s = 0\nfor i in range(30_000_000):\n    s += i\n"
 """About 3 s of one core on the machine this was written on: the speed reference."""
+PROC_STAT = Path("/proc/stat")
 
 
 def reference_seconds() -> float:
@@ -36,40 +47,81 @@ def reference_seconds() -> float:
     return time.perf_counter() - started
 
 
-def check_run() -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of all its processes, pytest's summary line)."""
+def _cpu_jiffies() -> tuple[int, int] | None:
+    """(all, idle) jiffies of every CPU since boot, or ``None`` off Linux."""
+    try:
+        fields = [int(value) for value in PROC_STAT.read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return sum(fields), fields[3] + fields[4]  # idle + iowait
+
+
+class BusySampler:
+    """The machine's busy share over a run, from ``/proc/stat`` (``None`` where absent)."""
+
+    def __init__(self) -> None:
+        self._start = _cpu_jiffies()
+        self._end: tuple[int, int] | None = None
+
+    def stop(self) -> float | None:
+        self._end = _cpu_jiffies()
+        if self._start is None or self._end is None:
+            return None
+        total = self._end[0] - self._start[0]
+        idle = self._end[1] - self._start[1]
+        return 1 - idle / total if total > 0 else None
+
+
+def _ticker(stop: threading.Event) -> None:
+    """Print a dot a minute, so that a long ``make test`` round shows it is alive."""
+    while not stop.wait(60):
+        print(".", end="", file=sys.stderr, flush=True)
+
+
+def timed_run(target: str) -> tuple[float, float, float | None, str]:
+    """(wall seconds, CPU seconds of the processes waited for, busy share, pytest's summary)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy = BusySampler()
+    stop = threading.Event()
+    ticker = threading.Thread(target=_ticker, args=(stop,), daemon=True)
+    ticker.start()
     started = time.perf_counter()
     done = subprocess.run(
-        ["make", "check"], cwd=ROOT, capture_output=True, text=True, check=False, env=os.environ
+        ["make", target], cwd=ROOT, capture_output=True, text=True, check=False, env=os.environ
     )
     wall = time.perf_counter() - started
+    stop.set()
+    share = busy.stop()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     lines = [line for line in done.stdout.splitlines() if " in " in line and "passed" in line]
-    summary = lines[-1].strip("= ") if lines else f"make check failed ({done.returncode})"
+    summary = lines[-1].strip("= ") if lines else f"make {target} failed ({done.returncode})"
     if done.returncode != 0:
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
-    return wall, cpu, summary
+    return wall, cpu, share, summary
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="make check runs (default 3)")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of the target (default 3)")
+    parser.add_argument(
+        "--target", choices=("check", "test"), default="check", help="make target (default check)"
+    )
     args = parser.parse_args()
     rows = []
     for round_number in range(1, args.rounds + 1):
         reference = reference_seconds()
-        wall, cpu, summary = check_run()
+        wall, cpu, share, summary = timed_run(args.target)
         rows.append((reference, wall, cpu))
+        busy = "n/a" if share is None else f"{share:4.0%}"
         print(
-            f"round {round_number}: reference loop {reference:5.2f} s | make check "
-            f"{wall:5.1f} s wall, {cpu:6.1f} s CPU | {summary}",
+            f"round {round_number}: reference loop {reference:5.2f} s | make {args.target} "
+            f"{wall:6.1f} s wall, {cpu:6.1f} s CPU, cores {busy} busy | {summary}",
             flush=True,
         )
     walls = [wall for _, wall, _ in rows]
     print(
-        f"make check: median {statistics.median(walls):.1f} s, best {min(walls):.1f} s, "
+        f"make {args.target}: median {statistics.median(walls):.1f} s, best {min(walls):.1f} s, "
         f"worst {max(walls):.1f} s over {len(walls)} rounds "
         f"(reference loop {min(r for r, _, _ in rows):.2f}-{max(r for r, _, _ in rows):.2f} s)"
     )

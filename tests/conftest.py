@@ -12,8 +12,7 @@ the schema is dropped afterwards (``postgres_schemas`` makes more than one).
 
 ``database_url`` runs a test twice: on a SQLite file (already migrated: a copy of a
 template, tests/migrated_sqlite.py) and on an empty PostgreSQL schema;
-``second_database_url`` is one more database on the same backend; ``empty_database_url``
-is an empty one, for the tests of creating and migrating a database.
+``empty_database_url`` is an empty one, for the tests of creating and migrating a database.
 
 Test tiers: ``pytest_collection_modifyitems`` marks every test by what it starts
 (``processes``, ``browser``, ``postgres``, ``ray``), and a test marked with none of them
@@ -204,15 +203,6 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'arena.db'}"
     url: str = request.getfixturevalue("postgres_url")
     return url
-
-
-@pytest.fixture
-def second_database_url(database_url: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Another database on the same backend as ``database_url``."""
-    if database_url.startswith("sqlite"):
-        return migrated_sqlite_url(tmp_path / "second.db")
-    factory: Callable[[], str] = request.getfixturevalue("postgres_schemas")
-    return factory()
 
 
 GC_THRESHOLDS = (50_000, 20, 100)

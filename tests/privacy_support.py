@@ -15,13 +15,17 @@ robin ``cup`` between the three.
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
 import json
+import shutil
+import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, inspect
 
 from arena import storage
 from arena.accounts import admin
@@ -171,3 +175,57 @@ def make_canary_arena(root: Path) -> CanaryArena:
         faults = [f for f in record["faults"] if f["seat"] == seat]
         assert faults and canary in faults[0]["stderr_tail"]
     return arena
+
+
+_BUILT: list[tuple[Path, CanaryArena]] = []
+"""This test process's canary arena (its folder, what was made), copied for each module."""
+
+
+def copied_canary_arena(root: Path) -> CanaryArena:
+    """A copy under *root* of the canary arena (:func:`make_canary_arena`), built once per
+    test process.
+
+    Building it submits the canary bot and two sample bots (a smoke game each) and plays
+    its six-game cup with real bot processes: over ten seconds of a busy machine's time,
+    and three modules (this one, My bots and My bots in a browser) each used to pay it
+    for the same arena. A copy is its folder (database, data, the bot's source) copied,
+    with the paths stored in the database moved to the copy, so a module may change its
+    copy as it likes (submit bots, create tournaments) without touching another's. The
+    canary is the same in every copy of one process: it is still unique to the arena.
+    """
+    if not _BUILT:
+        folder = Path(tempfile.mkdtemp(prefix="arena-test-canary-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        made = make_canary_arena(folder)
+        with made.engine.connect() as connection:
+            # Everything into the main file, so that copying the folder copies it all.
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        made.engine.dispose()
+        _BUILT.append((folder, made))
+    template, made = _BUILT[0]
+    shutil.copytree(template, root, dirs_exist_ok=True)
+    url = f"sqlite:///{root / 'arena.db'}"
+    engine = open_database(url)
+    _move_stored_paths(engine, str(template), str(root))
+    return dataclasses.replace(
+        made,
+        url=url,
+        data=root / "data",
+        engine=engine,
+        passwords=dict(made.passwords),
+        game_ids=list(made.game_ids),
+    )
+
+
+def _move_stored_paths(engine: Engine, old: str, new: str) -> None:
+    """Every text value in the database naming a path under *old* names it under *new*
+    (bot versions' folders, and whatever else holds an absolute path)."""
+    with engine.begin() as connection:
+        for table in inspect(connection).get_table_names():
+            for column in inspect(connection).get_columns(table):
+                name = column["name"]
+                connection.exec_driver_sql(
+                    f'UPDATE "{table}" SET "{name}" = replace("{name}", ?, ?) '
+                    f'WHERE typeof("{name}") = \'text\' AND instr("{name}", ?) > 0',
+                    (old, new, old),
+                )

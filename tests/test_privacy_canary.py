@@ -25,7 +25,7 @@ from arena import storage
 from arena.cli import main
 from arena.storage.privacy import HIDDEN
 from tests.dashboard.accounts_support import log_in
-from tests.privacy_support import ROOT, CanaryArena, make_canary_arena
+from tests.privacy_support import ROOT, CanaryArena, copied_canary_arena
 
 APP = ROOT / "dashboard" / "app.py"
 DETAIL = "no answer in 150 ms"
@@ -34,7 +34,7 @@ DETAIL = "no answer in 150 ms"
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CanaryArena]:
-    arena = make_canary_arena(tmp_path_factory.mktemp("canary"))
+    arena = copied_canary_arena(tmp_path_factory.mktemp("canary"))
     yield arena
     arena.engine.dispose()
 

@@ -1,6 +1,7 @@
 """A bot author's whole loop on a hosted arena, in a real browser, with no organiser in it.
 
-The arena: joining by invitation, an open ladder of three house-made bots played by a
+The arena: joining by invitation, an open ladder of house-made bots (three, or two for the
+test: :data:`WAITING_HOUSE_BOTS`) played by a
 following ``arena tournament run --follow`` (its own process), the dashboard served by
 ``arena dashboard``. The author, in headless Chromium: signs up with the code, uploads a bot
 (a zip, as from their own machine), sees it enter the open ladder by itself and play its
@@ -48,6 +49,14 @@ BOT = "newbie_bot"
 TIME_CONTROL = "decision=5000,bank=60000,grace=500,startup=30000"
 STEP_TIMEOUT_S = 300.0
 """The longest one step may take (a loaded CI machine plays a ladder match slowly)."""
+HOUSE_BOTS = (("club_random", "random_bot"), ("club_greedy", "greedy_bot"),
+              ("club_heuristic", "heuristic_bot"))  # fmt: skip
+"""(house bot, the sample it is made from): the open ladder's bots before the author's."""
+WAITING_HOUSE_BOTS = HOUSE_BOTS[:2]
+"""Two house bots: too few for a match, so the following runner plays nothing until the
+author's bot enters and makes three, and its first ladder game is the ladder's first. With
+three, the runner plays house matches from the start (twelve games and more, each with
+three bot processes, before the author's first) that the author's loop never looks at."""
 
 
 @dataclass
@@ -109,8 +118,10 @@ def _start(hosted: Hosted, name: str, *args: str) -> subprocess.Popen[bytes]:
 
 
 @contextmanager
-def hosted_arena(folder: Path) -> Iterator[Hosted]:
-    """A fresh arena that takes invitations, with an open ladder of three house bots being
+def hosted_arena(
+    folder: Path, house_bots: tuple[tuple[str, str], ...] = HOUSE_BOTS
+) -> Iterator[Hosted]:
+    """A fresh arena that takes invitations, with an open ladder of *house_bots* being
     played by a following runner, and its dashboard; everything stopped on exit."""
     database = migrated_sqlite_url(folder / "arena.db")
     data = folder / "data"
@@ -119,8 +130,7 @@ def hosted_arena(folder: Path) -> Iterator[Hosted]:
     set_setting(engine, "join", "invite", organiser.id)
     code = joining.create_invite(engine, organiser).code
     sources = folder / "house"
-    for name, sample in (("club_random", "random_bot"), ("club_greedy", "greedy_bot"),
-                         ("club_heuristic", "heuristic_bot")):  # fmt: skip
+    for name, sample in house_bots:
         submit_bot(engine, _house_bot(sources, name, sample), data, submitter=organiser)
     engine.dispose()
     hosted = Hosted("", database, data, code)
@@ -129,7 +139,7 @@ def hosted_arena(folder: Path) -> Iterator[Hosted]:
         create = subprocess.run(
             [sys.executable, "-m", "arena.cli", "tournament", "create", LADDER,
              "--format", "ladder", "--open", "--time-control", TIME_CONTROL,
-             "--bots", "club_random,club_greedy,club_heuristic", *common],
+             "--bots", ",".join(name for name, _ in house_bots), *common],
             cwd=ROOT, capture_output=True, text=True, check=False,
         )  # fmt: skip
         assert create.returncode == 0, create.stdout + create.stderr

@@ -12,14 +12,23 @@ import pytest
 
 from arena import storage
 from arena.storage.database import open_database
-from tests.dashboard.author_loop import AUTHOR, BOT, LADDER, Hosted, hosted_arena, run_author_loop
+from tests.dashboard.author_loop import (
+    AUTHOR,
+    BOT,
+    LADDER,
+    WAITING_HOUSE_BOTS,
+    Hosted,
+    hosted_arena,
+    run_author_loop,
+)
 from tests.dashboard.test_browser import ARTIFACTS
 
 
 @pytest.fixture(scope="module")
 def hosted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosted]:
-    """(Asked for before the browser: it submits the house bots in its own event loop.)"""
-    with hosted_arena(tmp_path_factory.mktemp("author-loop")) as arena:
+    """(Asked for before the browser: it submits the house bots in its own event loop.)
+    Two house bots, so the ladder plays only once the author's bot has entered it."""
+    with hosted_arena(tmp_path_factory.mktemp("author-loop"), WAITING_HOUSE_BOTS) as arena:
         yield arena
 
 

@@ -14,6 +14,7 @@ import pytest
 from arena.cli import main
 from arena.cli.dashboard import app_path, streamlit_command
 from tests.dashboard.helpers import free_port, wait_for_url
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,7 +113,7 @@ def test_ctrl_c_stops_it_even_when_sigint_was_ignored(tmp_path: Path) -> None:
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "dashboard", "--db",
-             f"sqlite:///{tmp_path / 'a.db'}", "--port", str(port)],
+             migrated_sqlite_url(tmp_path / "a.db"), "--port", str(port)],
             stdout=out,
             stderr=subprocess.STDOUT,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509

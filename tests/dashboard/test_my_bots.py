@@ -28,7 +28,7 @@ from arena.storage.users import PermissionDenied
 from arena.storage.workspace import author_bots, version_game_count
 from arena.submission import SubmitError, submit_bot
 from tests.dashboard.accounts_support import log_in
-from tests.privacy_support import SAMPLES, CanaryArena, make_canary_arena
+from tests.privacy_support import SAMPLES, CanaryArena, copied_canary_arena
 from tests.test_privacy_canary import APP, everything
 
 LADDER = "open_cup"
@@ -37,7 +37,7 @@ LADDER = "open_cup"
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CanaryArena]:
     root = tmp_path_factory.mktemp("my_bots")
-    arena = make_canary_arena(root)
+    arena = copied_canary_arena(root)
     engine = arena.engine
     # other's own bot, and a first version of the owner's that failed its build.
     other_bot = root / "other_bot"

@@ -24,7 +24,7 @@ import pytest
 
 from tests.dashboard.helpers import free_port, settled, wait_for_url
 from tests.dashboard.test_browser import ARTIFACTS
-from tests.privacy_support import ROOT, CanaryArena, make_canary_arena
+from tests.privacy_support import ROOT, CanaryArena, copied_canary_arena
 
 TIMEOUT_MS = 60_000
 
@@ -40,7 +40,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """(Asked for before the browser: submitting runs its own event loop.) The canary
     arena, served by ``arena dashboard``."""
     root = tmp_path_factory.mktemp("my_bots_browser")
-    world = make_canary_arena(root)
+    world = copied_canary_arena(root)
     log = root / "dashboard.log"
     with log.open("w") as out:
         process = subprocess.Popen(

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.dashboard.helpers import free_port, wait_for_url
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 NOISE = "No runtime found"
@@ -22,7 +23,7 @@ def test_the_dashboard_starts_without_cache_warnings(tmp_path: Path) -> None:
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "dashboard", "--db",
-             f"sqlite:///{tmp_path / 'a.db'}", "--data", str(tmp_path / "data"),
+             migrated_sqlite_url(tmp_path / "a.db"), "--data", str(tmp_path / "data"),
              "--port", str(port)],
             stdout=out,
             stderr=subprocess.STDOUT,

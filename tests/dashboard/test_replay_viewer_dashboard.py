@@ -16,6 +16,7 @@ from arena.replay.steps import build_replay
 from arena.storage.models import TABLE_DEALS
 from tests.dashboard.helpers import served_dashboard
 from tests.dashboard.test_held_back_deals import FAULTED, Cup, _make_cup
+from tests.dashboard.test_replay_viewer import FAST_AUTOPLAY
 from tests.dashboard.viewer_checks import autoplay_hand, hand_one_last_step, leaks
 
 COMPLETE = 2
@@ -58,6 +59,7 @@ def test_a_complete_group_is_replayed_in_the_browser(page: Any, served: tuple[Cu
     cup, url = served
     page.goto(f"{url}/replays?tournament=cup&game={cup.game_ids[COMPLETE]}")
     viewer = _viewer(page)
+    viewer.evaluate(FAST_AUTOPLAY)  # in the viewer's frame only: not Streamlit's timers
     record = storage.game_record(cup.engine, cup.game_ids[COMPLETE])
     replay = build_replay(record)
     last = hand_one_last_step(replay)

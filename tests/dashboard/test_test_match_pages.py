@@ -22,8 +22,7 @@ from arena.submission import submit_bot
 from arena.tournament.test_matches import play_queue
 from dashboard import actions
 from tests.dashboard.accounts_support import add_account, log_in
-from tests.dashboard.seed import seed_database
-from tests.migrated_sqlite import migrated_sqlite_url
+from tests.dashboard.seed import seeded_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
@@ -48,8 +47,8 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     (organiser), alice's and bob's bots, and alice's test match against builtin:greedy,
     played by the queue runner with real processes."""
     folder = tmp_path_factory.mktemp("test-match-pages")
-    url = migrated_sqlite_url(folder / "arena.db")
-    engine = seed_database(url).engine
+    seeded = seeded_sqlite(folder / "arena.db")  # a copy of this process's seeded file
+    url, engine = seeded.url, seeded.engine
     passwords = {
         name: add_account(engine, name, role)
         for name, role in (("alice", "participant"), ("bob", "participant"), ("olga", "organiser"))

@@ -150,7 +150,7 @@ def _status(url: str, origin: str | None, **kwargs: Any) -> int:
 # ------------------------------------------------------------- another local page
 
 ATTACK = """
-window.attack = (target, frame) => new Promise((resolve) => {
+window.attack = (target, frame, until) => new Promise((resolve) => {
   const bytes = Uint8Array.from(atob(frame), (c) => c.charCodeAt(0));
   const seen = [];
   let opened = false;
@@ -158,11 +158,18 @@ window.attack = (target, frame) => new Promise((resolve) => {
   const ws = new WebSocket(target, ["streamlit"]);
   ws.binaryType = "arraybuffer";
   ws.onopen = () => { opened = true; ws.send(bytes); };
-  ws.onmessage = (e) => seen.push(new TextDecoder().decode(e.data));
+  ws.onmessage = (e) => {
+    seen.push(new TextDecoder().decode(e.data));
+    if (seen[seen.length - 1].includes(until)) { ws.close(); done(); }
+  };
   ws.onclose = done;
   setTimeout(() => { ws.close(); done(); }, 15000);
 });
 """
+UNTIL = "Logged in as"
+"""What ends an attack's reading early: the logged-in view it must not get (or, on the
+dashboard's own page, the control's). A stream that stays open otherwise ends only at the
+15 s limit: the control used to sit those 15 s out after it had read the view."""
 
 
 @pytest.fixture
@@ -194,7 +201,7 @@ def _attack(page: Any, dashboard_url: str) -> dict[str, Any]:
     target = dashboard_url.replace("http://", "ws://") + "/_stcore/stream"
     frame = base64.b64encode(_rerun_message()).decode()
     result: dict[str, Any] = page.evaluate(
-        "([target, frame]) => window.attack(target, frame)", [target, frame]
+        "([target, frame, until]) => window.attack(target, frame, until)", [target, frame, UNTIL]
     )
     return result
 

@@ -120,6 +120,26 @@ class Watch:
         return found
 
 
+FOLLOW_TIMEOUT_S = 60.0
+"""The most the game is followed; it stops sooner once :func:`_followed_enough`."""
+ENOUGH_CHANGES = 3
+ENOUGH_TEXTS = 10
+
+
+def _followed_enough(
+    changes: int, frames: list[tuple[float, str]], shown: list[tuple[float, str]]
+) -> bool:
+    """Whether the game was followed long enough to judge, with a margin over what the
+    test asserts: :data:`ENOUGH_CHANGES` new cards shown, and :data:`ENOUGH_TEXTS` frames
+    and page texts naming cards (the page polls every 0.5 s, so about 5 s of play at
+    least); following longer would only wait."""
+    return (
+        changes >= ENOUGH_CHANGES
+        and sum(bool(cards_in_text(t)) for _, t in frames) >= ENOUGH_TEXTS
+        and sum(bool(cards_in_text(t)) for _, t in shown) >= ENOUGH_TEXTS
+    )
+
+
 def test_a_live_game_is_followed_and_shows_no_private_card(
     page: Any, running: tuple[str, Path, Engine], tmp_path: Path
 ) -> None:
@@ -149,8 +169,8 @@ def test_a_live_game_is_followed_and_shows_no_private_card(
             game.wait_for()
             first = game.inner_text()
             changes = 0
-            end = time.monotonic() + 20
-            while time.monotonic() < end:
+            end = time.monotonic() + FOLLOW_TIMEOUT_S
+            while time.monotonic() < end and not _followed_enough(changes, frames, shown):
                 page.wait_for_timeout(500)  # lets Playwright deliver the frames meanwhile
                 text = game.inner_text() if game.count() else ""
                 shown.append((time.monotonic(), text))

@@ -34,9 +34,13 @@ BOTS = ("random_bot", "greedy_bot", "heuristic_bot")
 
 SLOW_BOTS = ("slow_bot", "greedy_bot", "heuristic_bot")
 SLOW_PLAY_S = 0.05
-"""The slow bot's pause before each card: a game then lasts a few seconds, several times
-the feed's interval, however fast the machine (the sample bots alone finish a game in
-about the interval, and a game that short shows only its start)."""
+SLOW_PLAYS = 20
+"""The slow bot pauses :data:`SLOW_PLAY_S` before each of the first :data:`SLOW_PLAYS`
+cards its process plays (a fresh process for each of the six seatings): every game then
+lasts at least 1 s, twice the feed's interval, so the run shows a dozen views mid-play
+however fast the machine (the sample bots alone finish a game in about the interval, and
+a game that short may show only its start). The rest of its cards come at the sample
+bots' speed: pausing through the whole game, about 550 cards a run, only waited."""
 
 
 def tournament(
@@ -93,7 +97,7 @@ def test_rows_while_playing_and_none_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
 ) -> None:
     url = migrated_sqlite_url(tmp_path / "arena.db")
-    tournament(url, tmp_path / "data", slow=slow_bot(tmp_path, SLOW_PLAY_S))
+    tournament(url, tmp_path / "data", slow=slow_bot(tmp_path, SLOW_PLAY_S, SLOW_PLAYS))
     if not enabled:
         monkeypatch.setenv("ARENA_LIVE", "0")
     engine = open_database(url)
@@ -113,7 +117,7 @@ def test_rows_while_playing_and_none_after(
 def test_a_killed_runs_rows_go_at_the_next_start(tmp_path: Path) -> None:
     url = migrated_sqlite_url(tmp_path / "arena.db")
     data = tmp_path / "data"
-    tournament(url, data, boards=2)
+    tournament(url, data)
     engine = open_database(url)
     args = [sys.executable, "-m", "arena.cli", "tournament", "run", "lv", "--parallel", "2",
             "--db", url, "--data", str(data)]  # fmt: skip

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Engine
+
 from arena import storage
 from arena.accounts import admin
 from arena.storage.database import open_database
@@ -32,6 +34,9 @@ class Arena:
     database: str
     password: str
     data: Path
+    engine: Engine
+    """Open for the arena's life: a test reads its game at every decision, and opening an
+    engine (with its migration check) each time cost more than the read."""
 
 
 @contextmanager
@@ -46,13 +51,13 @@ def served_arena(folder: Path, decision_seconds: int) -> Iterator[Arena]:
     )
     for house in ("builtin:random", "builtin:greedy"):
         house_version(engine, house, folder / "data")
-    engine.dispose()
     saved = os.environ.get("ARENA_PLAY_DECISION_SECONDS")
     os.environ["ARENA_PLAY_DECISION_SECONDS"] = str(decision_seconds)
     try:
         with served_dashboard(database, folder / "data", folder / "dashboard.log") as url:
-            yield Arena(url, database, password, folder / "data")
+            yield Arena(url, database, password, folder / "data", engine)
     finally:
+        engine.dispose()
         if saved is None:
             os.environ.pop("ARENA_PLAY_DECISION_SECONDS", None)
         else:

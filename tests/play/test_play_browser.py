@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
 import statistics
 import time
 from collections.abc import Iterator
@@ -22,7 +21,6 @@ import psutil
 import pytest
 
 from arena.storage import play_games
-from arena.storage.database import open_database
 from arena.storage.models import Game
 from arena.storage.users import find_user
 from tests.dashboard.helpers import settled
@@ -78,14 +76,10 @@ def _record_frames(page: Any) -> list[bytes | str]:
 
 
 def _the_game(arena: Arena) -> Any:
-    engine = open_database(arena.database)
-    try:
-        alice = find_user(engine, "alice")
-        assert alice is not None and alice.id is not None
-        games = play_games.list_play_games(engine, alice.id)
-        return games[0] if games else None
-    finally:
-        engine.dispose()
+    alice = find_user(arena.engine, "alice")
+    assert alice is not None and alice.id is not None
+    games = play_games.list_play_games(arena.engine, alice.id)
+    return games[0] if games else None
 
 
 def _asked(page: Any, done: set[str]) -> str | None:
@@ -96,24 +90,42 @@ def _asked(page: Any, done: set[str]) -> str | None:
     return number if number and number not in done else None
 
 
-def _decide(page: Any, kind: str, pending: dict[str, Any], rng: random.Random) -> None:
-    """Answer like a person who picks any legal option."""
-    picks = page.locator(f"{TABLE} button.pick")
+RANKS = "23456789TJQKA"
+
+
+def _strength(card: str, trump: str | None) -> tuple[bool, int]:
+    return card[1] == trump, RANKS.index(card[0])
+
+
+def _decide(page: Any, kind: str, pending: dict[str, Any], view: dict[str, Any]) -> None:
+    """Answer like a person who plays to win: the strongest legal card (a trump first,
+    then the highest rank), the trump suit they hold most of, their weakest cards to
+    discard or give. Against two random bots they take more tricks and reach the target
+    sooner than a person picking at random, whose scores made a random walk to it (271 and
+    375 decisions in two runs), each decision waiting about the page's half-second poll;
+    the length still varies with the secret deal."""
+    trump = view.get("trump")
     if kind == "play":
-        picks.nth(rng.randrange(picks.count())).click()
+        best = max(pending["cards"], key=lambda card: _strength(card, trump))
+        page.locator(f"{TABLE} button.pick[data-card='{best}']").click()
     elif kind == "trump":
-        choices = page.locator(f"{TABLE} button.choice")
-        choices.nth(rng.randrange(choices.count())).click()
+        suits = [card[1] for card in view["hand"]]
+        options = [t for t in pending["trump_options"] if t != "NT"] or ["NT"]
+        best = max(options, key=suits.count)
+        page.locator(f"{TABLE} button.choice[data-trump='{best}']").click()
     else:
         counts = (
             [pending["discard_count"]]
             if kind == "discard"
             else [count for _seat, count in pending["give_legs"]]
         )
+        unchosen = f"{TABLE} button.pick:not(.chosen)"
         for count in counts:
             for _ in range(count):
                 # A chosen card stays a button (to take it back): pick an unchosen one.
-                page.locator(f"{TABLE} button.pick:not(.chosen)").first.click()
+                cards = page.locator(unchosen).evaluate_all("els => els.map(e => e.dataset.card)")
+                worst = min(cards, key=lambda card: _strength(card, trump))
+                page.locator(f"{unchosen}[data-card='{worst}']").click()
             page.locator(f"{TABLE} button.choice").click()
 
 
@@ -124,7 +136,6 @@ def test_a_person_plays_a_whole_game_against_two_house_bots(  # noqa: PLR0915  (
     house bot runs an event loop, which Playwright's would refuse.)"""
     frames = _record_frames(page)
     log_in_and_sit(page, arena, seat=SEAT, house="builtin:greedy")
-    rng = random.Random(952)
     done: set[str] = set()
     dom_seen: list[tuple[int, list[str], list[str]]] = []
     latencies: list[float] = []
@@ -165,7 +176,7 @@ def test_a_person_plays_a_whole_game_against_two_house_bots(  # noqa: PLR0915  (
             assert page.locator(TABLE).get_attribute("data-no") == number
             forged = True
         clicked = time.monotonic()
-        _decide(page, kind, pending, rng)
+        _decide(page, kind, pending, json.loads(game.view))
         done.add(number)
         # The bots have replied once the table asks the next decision (or the game ended).
         wait_until(lambda: _asked(page, done), STEP_TIMEOUT_S, "the bots' replies")
@@ -187,14 +198,10 @@ def test_a_person_plays_a_whole_game_against_two_house_bots(  # noqa: PLR0915  (
     assert [f for f in record["faults"] if f["seat"] == SEAT] == []
     assert record["result"]["scores"] == json.loads(game.view)["result"]["scores"]
     # Unranked: the game is in no tournament, so in no standings.
-    engine = open_database(arena.database)
-    try:
-        from sqlmodel import Session, select  # noqa: PLC0415
+    from sqlmodel import Session, select  # noqa: PLC0415
 
-        with Session(engine) as session:
-            assert session.exec(select(Game)).all() == []
-    finally:
-        engine.dispose()
+    with Session(arena.engine) as session:
+        assert session.exec(select(Game)).all() == []
 
     # The person's page held nothing their seat may not see: the DOM at every turn ...
     secrets = seat_secrets(record, SEAT)

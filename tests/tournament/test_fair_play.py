@@ -39,6 +39,7 @@ from arena.referee.match import MatchConfig, PolicySeat, play_match
 from arena.referee.timecontrol import TimeControl
 from arena.storage.database import open_database
 from arena.tournament.executor import LocalProcessExecutor
+from arena.tournament.jobs import GameJob
 from arena.tournament.runner import plan, run_tournament
 from tests.migrated_sqlite import migrated_sqlite_url
 
@@ -251,16 +252,27 @@ def _assert_no_deal_overlaps(
 
 
 def test_control_the_naive_queue_runs_one_deal_twice_at_once(tmp_path: Path) -> None:
-    """Without the rule, the first two jobs (seatings of board 0) run together."""
+    """Without the rule, the first two jobs (seatings of board 0) run together. Those two
+    are all it takes: the executor plays them alone, not the board's other four games."""
     url, _data, db = _db(tmp_path)
     for bot in ("random_bot", "greedy_bot", "heuristic_bot"):
         assert main(["bot", "submit", str(SAMPLES / bot), *db]) == 0
     assert main(["tournament", "create", "naive", "--bots", "random_bot,greedy_bot,heuristic_bot",
                  "--boards", "1", "--seed", "3", *db]) == 0  # fmt: skip
     engine = open_database(url)
+    _, schedule, jobs = plan(engine, "naive")
+    first_two = jobs[:2]
+    assert {job.seed for job in first_two} == {schedule[0].seed}  # one deal
     executor = LocalProcessExecutor(2, separate_deals=False)
-    asyncio.run(run_tournament(engine, "naive", executor))
-    seed_of = {g.schedule_index: g.seed for g in plan(engine, "naive")[1]}
+    played: list[int] = []
+
+    def on_result(job: GameJob, record: dict[str, Any]) -> None:
+        assert record["faults"] == [], record["faults"]
+        played.append(job.schedule_index)
+
+    asyncio.run(executor.run(first_two, on_result))
+    assert sorted(played) == [0, 1]
+    seed_of = {g.schedule_index: g.seed for g in schedule}
     with pytest.raises(AssertionError, match="of the same deal ran"):
         _assert_no_deal_overlaps(executor.events, seed_of, expect_parallel=True)
     engine.dispose()

@@ -24,6 +24,7 @@ from arena.game.record import replay_record
 from arena.sandbox.probe import probe
 from arena.storage.database import open_database
 from arena.submission import SubmitError, submit_bot
+from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -96,7 +97,8 @@ def test_round_robin_ranks_random_bot_last(
 ) -> None:
     data = tmp_path / "data"
     _submit_all(database_url, data)
-    args = ["tournament", "create", "rr", "--bots", ",".join(PYTHON_BOTS), "--boards", "3",
+    # Two boards (12 games) are enough: the run is seeded, so the ranking is the same every time.
+    args = ["tournament", "create", "rr", "--bots", ",".join(PYTHON_BOTS), "--boards", "2",
             "--seed", "5", "--db", database_url, "--data", str(data)]  # fmt: skip
     assert main(args) == 0
     assert main(["tournament", "run", "rr", "--parallel", "2", "--db", database_url,
@@ -105,13 +107,13 @@ def test_round_robin_ranks_random_bot_last(
     tournament = storage.get_tournament(engine, "rr")
     assert tournament.status == "finished"
     records = storage.tournament_records(engine, tournament.id)
-    assert [i for i, _ in records] == list(range(18))
+    assert [i for i, _ in records] == list(range(12))
     for _, record in records:
         replay_record(record)
         assert record["faults"] == []
     rows = storage.standings(engine, tournament.id)
     assert rows[-1].bot.startswith("random_bot@")
-    assert all(row.games == 18 for row in rows)
+    assert all(row.games == 12 for row in rows)
     out = capsys.readouterr().out
     assert "random_bot@1.0.0" in out and "made 9" in out
 
@@ -119,7 +121,7 @@ def test_round_robin_ranks_random_bot_last(
     assert (
         main(["export", "rr", "--out", str(export), "--db", database_url, "--data", str(data)]) == 0
     )
-    assert len(list(export.glob("*.json"))) == 18
+    assert len(list(export.glob("*.json"))) == 12
     before = _state(engine, "rr")
     assert main(["ratings", "recompute", "rr", "--db", database_url, "--data", str(data)]) == 0
     assert _state(engine, "rr") == before
@@ -128,21 +130,44 @@ def test_round_robin_ranks_random_bot_last(
     assert "trick 16" in capsys.readouterr().out
 
 
+KILL_BOARDS = 2
+GAMES = KILL_BOARDS * 6  # six seatings of three bots per board
+KILL_AFTER_STORED = 4  # a third of the games: some in flight at the kill, more to come
+KILL_TOURNAMENT = ["tournament", "create", "t", "--bots", ",".join(PYTHON_BOTS),
+                   "--boards", str(KILL_BOARDS), "--seed", "9", "--rating-mode", "game",
+                   # Generous limits: a timeout under CI load would change a record
+                   # legitimately.
+                   "--time-control", "decision=5000,bank=60000,grace=500,startup=30000"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def uninterrupted_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], list[Any]]:
+    """The records and ratings of the kill test's tournament played without a kill, once
+    for both backends: the run is seeded, so its records do not depend on the database."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    url, data = migrated_sqlite_url(folder / "arena.db"), folder / "data"
+    _submit_all(url, data)
+    common = ["--db", url, "--data", str(data)]
+    assert main([*KILL_TOURNAMENT, *common]) == 0
+    assert main(["tournament", "run", "t", "--parallel", "2", *common]) == 0
+    engine = open_database(url)
+    try:
+        return _state(engine, "t")
+    finally:
+        engine.dispose()
+
+
 def test_kill_minus_nine_then_resume_is_exactly_once(
-    database_url: str, second_database_url: str, tmp_path: Path
+    database_url: str, uninterrupted_run: tuple[list[Any], list[Any]], tmp_path: Path
 ) -> None:
     """A real runner killed with SIGKILL mid-run, resumed: same records and ratings as an
-    uninterrupted run, no game lost or played twice, no bot process left behind."""
-    create = ["tournament", "create", "t", "--bots", ",".join(PYTHON_BOTS), "--boards", "4",
-              "--seed", "9", "--rating-mode", "game",
-              # Generous limits: a timeout under CI load would change a record legitimately.
-              "--time-control", "decision=5000,bank=60000,grace=500,startup=30000"]  # fmt: skip
-    reference_data, killed_data = tmp_path / "reference", tmp_path / "killed"
-    for url, data in ((second_database_url, reference_data), (database_url, killed_data)):
-        _submit_all(url, data)
-        assert main([*create, "--db", url, "--data", str(data)]) == 0
-    assert main(["tournament", "run", "t", "--parallel", "2", "--db", second_database_url,
-                 "--data", str(reference_data)]) == 0  # fmt: skip
+    uninterrupted run, no game lost or played twice, no bot process left behind.
+
+    Two boards (12 games): the kill comes after a third of them are stored, with games
+    still in flight and more to come, which is all the subject needs."""
+    killed_data = tmp_path / "killed"
+    _submit_all(database_url, killed_data)
+    assert main([*KILL_TOURNAMENT, "--db", database_url, "--data", str(killed_data)]) == 0
 
     engine = open_database(database_url)
     tournament = storage.get_tournament(engine, "t")
@@ -166,25 +191,25 @@ def test_kill_minus_nine_then_resume_is_exactly_once(
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while len(storage.stored_indexes(engine, tournament.id)) < 7:
+    while len(storage.stored_indexes(engine, tournament.id)) < KILL_AFTER_STORED:
         assert runner.poll() is None, "the runner finished before it could be killed"
         assert time.monotonic() < deadline
         time.sleep(0.05)
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
     stored_at_kill = len(storage.stored_indexes(engine, tournament.id))
-    assert 7 <= stored_at_kill < 24
+    assert KILL_AFTER_STORED <= stored_at_kill < GAMES
     _assert_no_bot_survives(killed_data)
 
     assert main(["tournament", "run", "t", "--parallel", "2", "--db", database_url,
                  "--data", str(killed_data)]) == 0  # fmt: skip
     resumed_records, resumed_ratings = _state(engine, "t")
-    reference_records, reference_ratings = _state(open_database(second_database_url), "t")
-    assert [i for i, _ in resumed_records] == list(range(24))
+    reference_records, reference_ratings = uninterrupted_run
+    assert [i for i, _ in resumed_records] == list(range(GAMES))
     for (index, resumed), (_, reference) in zip(resumed_records, reference_records, strict=True):
         assert resumed == reference, f"game {index} differs after the kill and resume"
     assert resumed_ratings == reference_ratings
-    assert len(storage.stored_indexes(engine, tournament.id)) == 24
+    assert len(storage.stored_indexes(engine, tournament.id)) == GAMES
 
 
 def _assert_no_bot_survives(data: Path, wait_s: float = 10.0) -> None:
