@@ -36,11 +36,14 @@ from tests.migrated_sqlite import migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bots"
-TIME_CONTROL = "decision=100,bank=0,grace=50,startup=10000"
-"""The cup's: 150 ms per decision in all, far below the canary bot's slow first one."""
-SLOW_S = 0.6
+TIME_CONTROL = "decision=400,bank=0,grace=100,startup=10000"
+"""The cup's: 500 ms per decision in all, far below the canary bot's slow first one, and
+far above what a sample bot needs even on a busy machine (at 150 ms, a sample bot's
+decision on a loaded machine now and then timed out too, and its fault spoilt the
+counts)."""
+SLOW_S = 2.0
 """How long the canary bot thinks over its first decision of a game: inside the smoke
-game's allowance (1 s and a 10 s bank), far beyond the cup's 150 ms."""
+game's allowance (1 s a decision and a 10 s bank), far beyond the cup's 500 ms."""
 
 _BOT = '''
 """canary_bot: prints a canary, then thinks too long over its first decision."""

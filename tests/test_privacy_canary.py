@@ -28,7 +28,7 @@ from tests.dashboard.accounts_support import log_in
 from tests.privacy_support import ROOT, CanaryArena, copied_canary_arena
 
 APP = ROOT / "dashboard" / "app.py"
-DETAIL = "no answer in 150 ms"
+DETAIL = "no answer in 500 ms"
 """The canary bot's faults' detail: also its owner's and organisers' only."""
 
 

@@ -28,10 +28,13 @@ from arena.storage.users import PermissionDenied
 from arena.storage.workspace import author_bots, version_game_count
 from arena.submission import SubmitError, submit_bot
 from tests.dashboard.accounts_support import log_in
-from tests.privacy_support import SAMPLES, CanaryArena, copied_canary_arena
+from tests.privacy_support import SAMPLES, TIME_CONTROL, CanaryArena, copied_canary_arena
 from tests.test_privacy_canary import APP, everything
 
 LADDER = "open_cup"
+
+DECISION_MS = int(dict(p.split("=") for p in TIME_CONTROL.split(","))["decision"])
+"""The cup's limit per decision, which "Max % of limit" divides by."""
 
 
 @pytest.fixture(scope="module")
@@ -188,4 +191,4 @@ def test_time_per_decision_is_the_records(
         assert row["Mean ms"] == pytest.approx(sum(times) / len(times))
         assert row["p99 ms"] == times[math.ceil(0.99 * len(times)) - 1]
         assert row["Max ms"] == times[-1]
-        assert row["Max % of limit"] == pytest.approx(100 * times[-1] / 100)  # decision=100
+        assert row["Max % of limit"] == pytest.approx(100 * times[-1] / DECISION_MS)

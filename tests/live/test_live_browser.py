@@ -74,49 +74,65 @@ def running(tmp_path: Path) -> Iterator[tuple[str, Path, Engine]]:
         runner.wait()
 
 
-def _played(engine: Engine) -> set[str] | None:
-    """The live game's cards played so far in its hand, from the table (``None``: none is
-    live)."""
+def _live_view(engine: Engine) -> tuple[int, set[str]] | None:
+    """The live game's hand number and the cards played so far in that hand, from the
+    table (``None``: none is live)."""
     rows = live.live_rows(engine)
     if not rows:
         return None
     state = rows[0].state
     tricks = [*state["tricks"], *([state["current_trick"]] if state["current_trick"] else [])]
-    return {c for t in tricks for c in t["cards"]}
+    return int(state["hand_number"]), {c for t in tricks for c in t["cards"]}
+
+
+HAND_HEADING = re.compile(r"Hand (\d+)(?:</b>)?\s*(?:\u00b7|&middot;)")
+"""The live page's heading of the hand it shows ("Hand 3 · dealer ..."), as text or HTML."""
 
 
 class Watch:
-    """What the live table said, read every 50 ms in a thread: a text the browser had at
-    time *t* may name only cards played in a view stored within :data:`WINDOW_S` before
-    (the page lags the table by its poll and cache; every view stays stored at least the
-    feed's interval, so none is missed)."""
+    """What the live table said, read every 50 ms in a thread.
+
+    A text the browser had at time *t* that shows hand *h* may name only cards played in
+    hand *h* in a view stored by *t* (plus :data:`SLACK_S`: this thread may read a view a
+    moment after the page did). Keyed by the hand, not by a time window: under heavy load
+    the page lags the table by several seconds (its poll and cache), and a window of
+    seconds then took the cards of a hand the page still showed for leaks. A text that
+    shows no hand is judged by the window :data:`WINDOW_S` before *t*.
+    """
 
     WINDOW_S = 4.0
+    SLACK_S = 2.0
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.views: list[tuple[float, set[str]]] = []
+        self.views: list[tuple[float, int, set[str]]] = []
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
         while not self.stop.is_set():
-            played = _played(self.engine)
-            if played is not None:
-                self.views.append((time.monotonic(), played))
+            view = _live_view(self.engine)
+            if view is not None:
+                self.views.append((time.monotonic(), *view))
             time.sleep(0.05)
 
-    def allowed(self, at: float) -> set[str]:
-        """The cards public at some moment of the window before *at*."""
-        window = [p for t, p in self.views if at - self.WINDOW_S <= t <= at]
-        return set().union(*window) if window else set()
+    def allowed(self, at: float, hand: int | None = None) -> set[str]:
+        """The cards public by *at* in *hand*, or, with no hand, at some moment of the
+        window before *at*."""
+        if hand is None:
+            seen = [p for t, _, p in self.views if at - self.WINDOW_S <= t <= at]
+        else:
+            seen = [p for t, h, p in self.views if h == hand and t <= at + self.SLACK_S]
+        return set().union(*seen) if seen else set()
 
     def leaks(self, texts: list[tuple[float, str]]) -> set[str]:
         """The cards of *texts* (each with when the browser had it) not public then."""
         found: set[str] = set()
         for at, text in texts:
-            found |= cards_in_text(text) - self.allowed(at)
+            heading = HAND_HEADING.search(text)
+            hand = int(heading.group(1)) if heading else None
+            found |= cards_in_text(text) - self.allowed(at, hand)
         return found
 
 
@@ -193,3 +209,8 @@ def test_a_live_game_is_followed_and_shows_no_private_card(
     drawn = f'<span style="color:inherit">{hidden[0]}{symbol}</span>'
     assert watch.leaks([*texts, (at, drawn)]) == {hidden}
     assert watch.leaks([*texts, (at, f"hand: {hidden}")]) == {hidden}
+    # ... and in a text showing a hand, a card not played in that hand by then.
+    hand = watch.views[-1][1]
+    unplayed = sorted({str(c) for c in CARDS} - watch.allowed(at, hand))[0]
+    heading = f"<p><b>Hand {hand}</b> &middot; dealer 0</p>"
+    assert watch.leaks([*texts, (at, f"{heading} hand: {unplayed}")]) == {unplayed}
