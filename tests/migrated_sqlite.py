@@ -59,22 +59,31 @@ def migrated_sqlite_url(path: Path) -> str:
 _BUILT: dict[Hashable, tuple[Path, Any]] = {}
 
 
+def built_folder(key: Hashable, build: Callable[[Path], tuple[Engine, T]]) -> tuple[Path, T]:
+    """The folder in which ``build(folder)`` made its SQLite database ``arena.db`` (and
+    whatever else it keeps there), and what it returned beside its engine: *build* runs
+    once per *key* in a test process, its database checkpointed into the main file and
+    its engine disposed, so that a copy of the file, or of the folder, is all of it."""
+    if key not in _BUILT:
+        folder = Path(tempfile.mkdtemp(prefix="arena-test-built-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        engine, made = build(folder)
+        with engine.connect() as connection:
+            # Everything into the main file, so that copying that file alone copies it all.
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        engine.dispose()
+        _BUILT[key] = (folder, made)
+    folder, made = _BUILT[key]
+    return folder, made  # type: ignore[return-value]
+
+
 def built_once(key: Hashable, build: Callable[[Path], tuple[Engine, T]], into: Path) -> T:
     """A byte copy at *into* of the SQLite database ``build(path)`` made, and what it
     returned beside its engine: *build* runs once per *key* in a test process (a seeded
     database or a cup plays and stores dozens of games), and every caller after the first
     gets a copy of its file in a few milliseconds. The caller copies what it changes of the
     returned value (ids, records); *into*'s folder is made."""
-    if key not in _BUILT:
-        folder = Path(tempfile.mkdtemp(prefix="arena-test-built-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        engine, made = build(folder / "arena.db")
-        with engine.connect() as connection:
-            # Everything into the main file, so that copying that file alone copies it all.
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        engine.dispose()
-        _BUILT[key] = (folder / "arena.db", made)
-    template, made = _BUILT[key]
+    folder, made = built_folder(key, lambda folder: build(folder / "arena.db"))
     into.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(template, into)
-    return made  # type: ignore[no-any-return]
+    shutil.copyfile(folder / "arena.db", into)
+    return made

@@ -15,11 +15,9 @@ robin ``cup`` between the three.
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import json
 import shutil
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +30,7 @@ from arena.accounts import admin
 from arena.cli import main
 from arena.storage.database import open_database
 from arena.submission import submit_bot
-from tests.migrated_sqlite import migrated_sqlite_url
+from tests.migrated_sqlite import built_folder, migrated_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bots"
@@ -180,10 +178,6 @@ def make_canary_arena(root: Path) -> CanaryArena:
     return arena
 
 
-_BUILT: list[tuple[Path, CanaryArena]] = []
-"""This test process's canary arena (its folder, what was made), copied for each module."""
-
-
 def copied_canary_arena(root: Path) -> CanaryArena:
     """A copy under *root* of the canary arena (:func:`make_canary_arena`), built once per
     test process.
@@ -196,16 +190,7 @@ def copied_canary_arena(root: Path) -> CanaryArena:
     copy as it likes (submit bots, create tournaments) without touching another's. The
     canary is the same in every copy of one process: it is still unique to the arena.
     """
-    if not _BUILT:
-        folder = Path(tempfile.mkdtemp(prefix="arena-test-canary-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        made = make_canary_arena(folder)
-        with made.engine.connect() as connection:
-            # Everything into the main file, so that copying the folder copies it all.
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        made.engine.dispose()
-        _BUILT.append((folder, made))
-    template, made = _BUILT[0]
+    template, made = built_folder("canary arena", _build_canary_arena)
     shutil.copytree(template, root, dirs_exist_ok=True)
     url = f"sqlite:///{root / 'arena.db'}"
     engine = open_database(url)
@@ -218,6 +203,11 @@ def copied_canary_arena(root: Path) -> CanaryArena:
         passwords=dict(made.passwords),
         game_ids=list(made.game_ids),
     )
+
+
+def _build_canary_arena(folder: Path) -> tuple[Engine, CanaryArena]:
+    made = make_canary_arena(folder)
+    return made.engine, made
 
 
 def _move_stored_paths(engine: Engine, old: str, new: str) -> None:

@@ -19,21 +19,8 @@ from arena.replay.frames import frames_json, replay_frames, whole_frames
 from arena.replay.steps import Replay, build_replay
 from arena.viewer import viewer_html
 from tests.dashboard.seed import Seeded
-from tests.dashboard.viewer_checks import autoplay_hand, hand_one_last_step, leaks
+from tests.dashboard.viewer_checks import FAST_AUTOPLAY, autoplay_hand, hand_one_last_step, leaks
 from tests.replay.support import HOSTILE_NAME, seeded_record
-
-FAST_AUTOPLAY = """() => {
-  // The viewer's autoplay timer (its setInterval, looked up when Play is pressed) at 5 ms
-  // a step instead of the fastest option's 60: a hand's sixty-odd steps take a third of a
-  // second instead of four, and each step is still its own task, drawn and recorded
-  // before the next.
-  const setIntervalAsWritten = window.setInterval;
-  window.setInterval = (handler, ms, ...rest) =>
-    setIntervalAsWritten(handler, Math.min(Number(ms) || 0, 5), ...rest);
-}"""
-"""Evaluated in the viewer's own document once it is drawn (never in a page around it,
-whose timers are not the viewer's): what an autoplay draws is the subject, not how long
-it waits between steps."""
 
 
 @pytest.fixture(scope="module")

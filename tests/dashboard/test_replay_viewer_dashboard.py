@@ -16,8 +16,7 @@ from arena.replay.steps import build_replay
 from arena.storage.models import TABLE_DEALS
 from tests.dashboard.helpers import served_dashboard
 from tests.dashboard.test_held_back_deals import FAULTED, Cup, _make_cup
-from tests.dashboard.test_replay_viewer import FAST_AUTOPLAY
-from tests.dashboard.viewer_checks import autoplay_hand, hand_one_last_step, leaks
+from tests.dashboard.viewer_checks import FAST_AUTOPLAY, autoplay_hand, hand_one_last_step, leaks
 
 COMPLETE = 2
 """A game of the cup whose deal group (table 0's six seatings) is all stored."""
