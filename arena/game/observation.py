@@ -15,7 +15,21 @@ from arena.game.actions import DecisionKind
 from arena.game.cards import TRUMP_ORDER, Card, Trump, cards_in, format_cards, mask_of
 from arena.game.ending import GameResult
 from arena.game.rules import RuleSet
-from arena.game.state import GameState, HandLog, Phase, Seat
+from arena.game.state import GameState, Phase, Seat
+from arena.game.values import HandSummary
+
+__all__ = [
+    "HandSummary",
+    "LegView",
+    "Observation",
+    "Request",
+    "ShowView",
+    "TrickView",
+    "observe",
+]
+"""What an observation is made of, for bots and adapters: :class:`HandSummary` is made by
+the engine as it scores a hand (:mod:`arena.game.values`) and is re-exported here, where
+authors find the rest (docs/bots.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,19 +64,6 @@ class TrickView:
     leader: Seat
     cards: tuple[Card, ...]
     winner: Seat | None
-
-
-@dataclass(frozen=True, slots=True)
-class HandSummary:
-    """The public result of a completed hand."""
-
-    number: int
-    dealer: Seat
-    contracts: tuple[int, int, int]
-    trump: Trump
-    tricks_won: tuple[int, int, int]
-    deltas: tuple[int, int, int]
-    scores: tuple[int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +207,6 @@ def observe(state: GameState, seat: Seat) -> Observation:
         current = TrickView(state.trick_leader, state.trick, None)
     to_act = None if over else state.current_seat
     pending = state.pending_picks if to_act == seat and state.phase is Phase.GIVE else ()
-    completed = state.history if over else state.history[:-1]
     scores = hand.scores if over and hand.scores is not None else hand.scores_before
 
     return Observation(
@@ -235,7 +235,7 @@ def observe(state: GameState, seat: Seat) -> Observation:
         phase=state.phase,
         to_act=to_act,
         request=_request(state) if to_act == seat else None,
-        history=tuple(_summary(h) for h in completed),
+        history=state.summaries,
         result=state.result,
     )
 
@@ -267,16 +267,3 @@ def _previous_tricks(state: GameState) -> tuple[int, int, int]:
 
 def _triple(values: list[int] | tuple[int, ...]) -> tuple[int, int, int]:
     return (values[0], values[1], values[2])
-
-
-def _summary(log: HandLog) -> HandSummary:
-    assert log.trump is not None and log.deltas is not None and log.scores is not None
-    return HandSummary(
-        log.number,
-        log.dealer,
-        log.contracts,
-        log.trump,
-        _triple(log.tricks_won),
-        log.deltas,
-        log.scores,
-    )

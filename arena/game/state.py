@@ -50,6 +50,7 @@ from arena.game.dealing import HMAC_SHUFFLE, Deals, deal_out, deals_for
 from arena.game.ending import EndReason, GameResult, check_end
 from arena.game.exchange import Leg, plan_exchange, resolve_leg, shown_cards
 from arena.game.rules import FirstLeader, RuleSet, Step
+from arena.game.values import HandSummary
 
 Seat: TypeAlias = int
 """A seat number, 0, 1 or 2, clockwise."""
@@ -286,6 +287,7 @@ class GameState:
         "scores",
         "seed",
         "shuffle",
+        "summaries",
     )
 
     rules: RuleSet
@@ -304,6 +306,10 @@ class GameState:
     history: list[HandLog]
     """One log per hand dealt so far; the last one is the current hand."""
     hand: HandLog
+    summaries: tuple[HandSummary, ...]
+    """The public result of each hand of :attr:`history` scored so far, made once as the hand
+    is scored: every observation carries them, and rebuilding them at each decision was
+    most of an observation's cost late in a game."""
     scores: list[int]
     overtime: bool
     result: GameResult | None
@@ -344,6 +350,7 @@ class GameState:
         self.result = None
         self.decisions = 0
         self.history = []
+        self.summaries = ()
         self.hands = [0, 0, 0]
         self._trick: list[Card] = []
         self._led = 0
@@ -385,6 +392,7 @@ class GameState:
         if hands_played or previous_deltas is not None or scores != (0, 0, 0):
             state.scores = list(scores)
             state.history = []
+            state.summaries = ()
             state._start_hand(hands_played + 1, dealer, previous_deltas, first(1, dealer))
         return state
 
@@ -565,6 +573,7 @@ class GameState:
         hand = self.hand.copy()
         other.history = self.history[:-1]
         other.history.append(hand)
+        other.summaries = self.summaries
         other.hand = hand
         other.hands = list(self.hands)
         other._trick = list(self._trick)
@@ -600,6 +609,17 @@ class GameState:
             scores[seat] += deltas[seat]
         hand.deltas = deltas
         hand.scores = (scores[0], scores[1], scores[2])
+        assert hand.trump is not None  # every hand calls trump before its tricks
+        summary = HandSummary(
+            hand.number,
+            hand.dealer,
+            hand.contracts,
+            hand.trump,
+            (won[0], won[1], won[2]),
+            deltas,
+            hand.scores,
+        )
+        self.summaries = (*self.summaries, summary)
         end = check_end(self.rules, scores, hand.number, self.overtime)
         self.overtime = end.overtime
         if end.over:

@@ -1,4 +1,5 @@
-"""Small frozen values that leave the engine: a game's result and an exchange leg.
+"""Small frozen values that leave the engine: a game's result, a hand's summary and an
+exchange leg.
 
 Why a module of their own: :mod:`arena.game.ending` and :mod:`arena.game.exchange` may be
 compiled by mypyc (:mod:`arena.game._native`), and a compiled frozen class can no longer
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+
+from arena.game.cards import Trump
 
 
 class EndReason(Enum):
@@ -40,6 +43,23 @@ class GameResult:
     def is_draw(self) -> bool:
         """True when first place is shared."""
         return len(self.winners) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """The public result of a completed hand (every observation's ``history``).
+
+    The engine makes one when it scores a hand (:attr:`arena.game.state.GameState.summaries`),
+    so an observation hands the game's summaries out as they are instead of rebuilding one
+    per hand at every decision."""
+
+    number: int
+    dealer: int
+    contracts: tuple[int, int, int]
+    trump: Trump
+    tricks_won: tuple[int, int, int]
+    deltas: tuple[int, int, int]
+    scores: tuple[int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
