@@ -345,6 +345,7 @@ _STARTS_PROCESSES = frozenset({
     "protocol/test_sdk_lifecycle.py::test_a_bot_process_ends_as_python_does_and_each_game_keeps_its_output",
     "protocol/test_sdk_lifecycle.py::test_the_compiled_engine_check_adds_no_imports_a_bot_does_not_need",
     "referee/test_arena_faults.py",
+    "referee/test_door_dirs.py::test_a_referee_killed_before_its_stop_leaves_a_directory_the_next_one_removes",
     "referee/test_js_bot.py",
     "referee/test_logs_per_game.py",
     "referee/test_logs_per_game_unmarked.py",

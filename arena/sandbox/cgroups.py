@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from arena.sandbox import process_identity
+
 LOGGER = logging.getLogger(__name__)
 
 _CPU_PERIOD_US = 100_000
@@ -218,37 +220,16 @@ def hierarchy() -> Hierarchy | None:
 
 def referee_name(pid: int | None = None) -> str:
     """The base cgroup's name of the referee *pid* (default: this process):
-    ``arena-<pid>-<start>-<pid namespace>``, its start time in clock ticks since boot and
-    the inode of its pid namespace. A pid alone could not say that its referee is gone:
-    pids are reused (``pid_max`` may be 32768), so a dead referee's cgroup, and a daemon
-    of its bots in it, would live on while any process held that pid; and a referee in
-    another pid namespace that shares the cgroup tree has pids that mean other processes
-    here, so its live bots could be killed as a dead referee's."""
-    pid = os.getpid() if pid is None else pid
-    return f"arena-{pid}-{_start_ticks(pid)}-{os.stat('/proc/self/ns/pid').st_ino}"
-
-
-def _start_ticks(pid: int) -> int | None:
-    """When process *pid* started (field 22 of ``/proc/<pid>/stat``), if it exists."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat[stat.rindex(")") + 2 :].split()[19])
+    ``arena-<pid>-<start>-<pid namespace>`` (:mod:`arena.sandbox.process_identity`: a pid
+    alone could not say that its referee is gone, and a daemon of its bots would live on
+    in its cgroup while any process held that pid)."""
+    return f"arena-{process_identity.identity(pid)}"
 
 
 def _referee_gone(name: str) -> bool:
-    """Whether the referee that made base cgroup *name* is certainly gone. A name from
-    another pid namespace is never judged here (its referee may live); a name of the old
-    form ``arena-<pid>`` is judged by its pid alone, as it was made."""
-    parts = name.removeprefix("arena-").split("-")
-    if not all(part.isdigit() for part in parts):
-        return False
-    if len(parts) == 1:
-        return not Path(f"/proc/{parts[0]}").exists()
-    if len(parts) != 3 or int(parts[2]) != os.stat("/proc/self/ns/pid").st_ino:
-        return False
-    return _start_ticks(int(parts[0])) != int(parts[1])
+    """Whether the referee that made base cgroup *name* is certainly gone (a name of the
+    old form ``arena-<pid>`` is judged by its pid alone, as it was made)."""
+    return process_identity.gone(name.removeprefix("arena-"))
 
 
 def sweep_stale(found: Hierarchy) -> list[Path]:

@@ -16,13 +16,13 @@ from __future__ import annotations
 import asyncio
 import secrets
 import shutil
-import tempfile
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.referee.wire.admission import HELLO_TIMEOUT_S, Handler, RefereeService
+from arena.referee.wire.door_dirs import make_door_directory
 from arena.referee.wire.session import MAX_MESSAGE_BYTES, deserialize
 from arena.v1 import arena_pb2
 
@@ -50,9 +50,11 @@ class RefereeServer:
 
     @property
     def directory(self) -> Path:
-        """A private directory for the unix sockets (made on first use, removed by stop)."""
+        """A private directory for the unix sockets (made on first use, removed by stop;
+        one left by a referee killed before its stop goes at a later referee's start:
+        :mod:`arena.referee.wire.door_dirs`)."""
         if self._directory is None:
-            self._directory = Path(tempfile.mkdtemp(prefix="arena-"))
+            self._directory = make_door_directory()
         return self._directory
 
     def _grpc_server(self, connections: int, play: Handler) -> grpc.aio.Server:
