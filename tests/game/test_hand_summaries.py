@@ -11,6 +11,7 @@ import pytest
 from arena.game import PRESETS, GameState, observe
 from arena.game.state import HandLog
 from arena.game.values import HandSummary
+from tests.presets import every_preset
 
 
 def _from_log(log: HandLog) -> HandSummary:
@@ -48,7 +49,7 @@ def _check(state: GameState) -> None:
         )
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_preset())
 def test_history_is_every_scored_hand_at_every_decision(preset: str) -> None:
     rng = random.Random(7)
     state = GameState(PRESETS[preset], 11)
