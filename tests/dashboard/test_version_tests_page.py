@@ -24,7 +24,10 @@ POLICIES = ("greedy", "random", "greedy", "random")
 """By entry position: the candidate plays greedy, the baseline random."""
 
 
-def _store_boards(seeded: Seeded, spec: compare.VersionTestSpec, games: int) -> None:
+def _store_boards(
+    seeded: Seeded, spec: compare.VersionTestSpec, games: int, first: int = 0
+) -> None:
+    """Play and store the version test's games from schedule index *first* up to *games*."""
     engine = seeded.engine
     tournament = storage.get_tournament(engine, spec.tournament)
     ids = [storage.row_id(v) for v in storage.entries(engine, spec.tournament_id)]
@@ -32,7 +35,7 @@ def _store_boards(seeded: Seeded, spec: compare.VersionTestSpec, games: int) -> 
     schedule = [
         g for board in range(spec.max_boards) for g in compare.board_schedule(board, seeds(board))
     ]
-    for game in schedule[:games]:
+    for game in schedule[first:games]:
         seats = [ids[e] for e in game.entrants]
         state = play("classic", game.seed, game.first_dealer, [POLICIES[e] for e in game.entrants])
         storage.record_game(
