@@ -25,7 +25,9 @@ import logging
 import os
 import re
 import shutil
+import stat
 import tempfile
+import time
 from pathlib import Path
 
 LOGGER = logging.getLogger(__name__)
@@ -121,17 +123,55 @@ def _arena_mounts() -> list[Path]:
     return found
 
 
+ABANDONED_AFTER_S = 600.0
+"""How long after it was made a private directory may still lack its owner lock. The
+referee locks it a moment after making it (:func:`hold`), before anything is mounted in
+it; one still without the lock this much later is one whose referee was killed in that
+moment (``kill -9``), and no sweep could ever free it otherwise."""
+
+
+def _ours(private: Path) -> bool:
+    """A real directory (not a symbolic link) owned by this user."""
+    try:
+        info = private.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+
+
+def _abandoned(private: Path) -> bool:
+    """A private directory without an owner lock (none, or only :func:`hold`'s staging
+    name, never renamed) made over :data:`ABANDONED_AFTER_S` ago, with nothing mounted in
+    it (mounts come only after the lock)."""
+    try:
+        age = time.time() - private.lstat().st_mtime
+    except OSError:
+        return False
+    if age < ABANDONED_AFTER_S:
+        return False
+    return not any(os.path.ismount(private / sub) for sub in ("home", "tmp"))
+
+
 def sweep_stale() -> list[Path]:
     """Unmount and remove the private directories of referees that died without cleaning
-    up (their owner lock is free). Returns the directories removed."""
+    up (their owner lock is free), and those of referees killed before they locked them
+    (:func:`_abandoned`). Only real directories of this user count: never a symbolic link
+    someone put in the shared temporary directory. Returns the directories removed."""
     removed = []
     candidates = {p.parent for p in _arena_mounts()}
     candidates |= set(Path(tempfile.gettempdir()).glob(f"{PREFIX}*"))
     for private in sorted(candidates):
+        if not _ours(private):
+            continue
         try:
-            fd = os.open(private / OWNER_LOCK, os.O_RDWR | os.O_CLOEXEC)
+            fd = os.open(private / OWNER_LOCK, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            if _abandoned(private):
+                shutil.rmtree(private, ignore_errors=True)
+                removed.append(private)
+            continue
         except OSError:
-            continue  # not ours (no owner lock): leave it
+            continue  # not a lock we can take: leave it
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
