@@ -17,9 +17,20 @@ daemons such as the PostgreSQL server and the browsers' helpers; the busy share 
     .venv/bin/python benchmarks/check_time.py                        # make check, 3 rounds
     .venv/bin/python benchmarks/check_time.py --rounds 5
     CI=true .venv/bin/python benchmarks/check_time.py --target test --rounds 1
+    .venv/bin/python benchmarks/check_time.py --versus /tmp/old --warmup --rounds 4
 
 The first round may also pay for mypy's cache and pytest's bytecode of the tests; the
-table says so when it took much longer than the rest.
+table says so when it took much longer than the rest, and ``--warmup`` runs each tree
+once, untimed, first.
+
+**Comparing two trees** (``--versus DIR``: another checkout with its own ``.venv``, say
+an older commit in a ``git worktree``, or this commit installed with another Python by
+``make venv PYTHON=...``). Two series timed one after the other differ by more than most
+changes, because the machine's speed drifts, so the trees take turns within each round,
+in the order A B, B A, A B, ..., and the summary is the mean of the per-round
+differences: over an even number of rounds a steady drift of the machine's speed cancels
+out of it (it adds to one round's difference what it takes from the next one's), which
+it never does from two series timed one after the other. Run an even number of rounds.
 """
 
 from __future__ import annotations
@@ -78,7 +89,17 @@ def _ticker(stop: threading.Event) -> None:
         print(".", end="", file=sys.stderr, flush=True)
 
 
-def timed_run(target: str) -> tuple[float, float, float | None, str]:
+def turns(trees: list[Path], rounds: int) -> list[list[Path]]:
+    """The order the trees run in, round by round: A B, B A, A B, ..."""
+    return [trees if number % 2 == 0 else trees[::-1] for number in range(rounds)]
+
+
+def paired_differences(walls: list[dict[Path, float]], base: Path, other: Path) -> list[float]:
+    """Per round, *other*'s wall time minus *base*'s."""
+    return [round_walls[other] - round_walls[base] for round_walls in walls]
+
+
+def timed_run(target: str, tree: Path = ROOT) -> tuple[float, float, float | None, str]:
     """(wall seconds, CPU seconds of the processes waited for, busy share, pytest's summary)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     busy = BusySampler()
@@ -87,7 +108,7 @@ def timed_run(target: str) -> tuple[float, float, float | None, str]:
     ticker.start()
     started = time.perf_counter()
     done = subprocess.run(
-        ["make", target], cwd=ROOT, capture_output=True, text=True, check=False, env=os.environ
+        ["make", target], cwd=tree, capture_output=True, text=True, check=False, env=os.environ
     )
     wall = time.perf_counter() - started
     stop.set()
@@ -103,28 +124,67 @@ def timed_run(target: str) -> tuple[float, float, float | None, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="runs of the target (default 3)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="runs of the target (default 3; even with --versus)"
+    )
     parser.add_argument(
         "--target", choices=("check", "test"), default="check", help="make target (default check)"
     )
-    args = parser.parse_args()
-    rows = []
-    for round_number in range(1, args.rounds + 1):
-        reference = reference_seconds()
-        wall, cpu, share, summary = timed_run(args.target)
-        rows.append((reference, wall, cpu))
-        busy = "n/a" if share is None else f"{share:4.0%}"
-        print(
-            f"round {round_number}: reference loop {reference:5.2f} s | make {args.target} "
-            f"{wall:6.1f} s wall, {cpu:6.1f} s CPU, cores {busy} busy | {summary}",
-            flush=True,
-        )
-    walls = [wall for _, wall, _ in rows]
-    print(
-        f"make {args.target}: median {statistics.median(walls):.1f} s, best {min(walls):.1f} s, "
-        f"worst {max(walls):.1f} s over {len(walls)} rounds "
-        f"(reference loop {min(r for r, _, _ in rows):.2f}-{max(r for r, _, _ in rows):.2f} s)"
+    parser.add_argument(
+        "--versus",
+        type=Path,
+        metavar="DIR",
+        help="another checkout (with its own .venv) to take turns with in every round",
     )
+    parser.add_argument(
+        "--warmup", action="store_true", help="run each tree once, untimed, before the rounds"
+    )
+    args = parser.parse_args()
+    trees = [ROOT]
+    if args.versus is not None:
+        other = args.versus.resolve()
+        if not (other / "Makefile").is_file():
+            parser.error(f"--versus {args.versus}: no Makefile there (a checkout of the arena?)")
+        if other == ROOT:
+            parser.error(f"--versus {args.versus}: that is this checkout; give another one")
+        trees.append(other)
+    label = {tree: "this" if tree == ROOT else str(tree) for tree in trees}
+    if args.warmup:
+        for tree in trees:
+            _wall, _cpu, _share, summary = timed_run(args.target, tree)
+            print(f"warm-up {label[tree]}: {summary}", flush=True)
+    rows = []
+    walls: list[dict[Path, float]] = []
+    for round_number, order in enumerate(turns(trees, args.rounds), start=1):
+        reference = reference_seconds()
+        walls.append({})
+        for tree in order:
+            wall, cpu, share, summary = timed_run(args.target, tree)
+            walls[-1][tree] = wall
+            if tree == ROOT:
+                rows.append((reference, wall, cpu))
+            busy = "n/a" if share is None else f"{share:4.0%}"
+            where = "" if len(trees) == 1 else f" {label[tree]}"
+            print(
+                f"round {round_number}: reference loop {reference:5.2f} s | make {args.target}"
+                f"{where} {wall:6.1f} s wall, {cpu:6.1f} s CPU, cores {busy} busy | {summary}",
+                flush=True,
+            )
+    for tree in trees:
+        series = [round_walls[tree] for round_walls in walls]
+        where = "" if len(trees) == 1 else f" ({label[tree]})"
+        print(
+            f"make {args.target}{where}: median {statistics.median(series):.1f} s, "
+            f"best {min(series):.1f} s, worst {max(series):.1f} s over {len(series)} rounds "
+            f"(reference loop {min(r for r, _, _ in rows):.2f}-{max(r for r, _, _ in rows):.2f} s)"
+        )
+    if len(trees) == 2:
+        differences = paired_differences(walls, ROOT, trees[1])
+        print(
+            f"{label[trees[1]]} minus this: mean {statistics.fmean(differences):+.1f} s "
+            f"over {len(differences)} rounds (per round: "
+            f"{', '.join(f'{d:+.1f}' for d in differences)})"
+        )
     return 0
 
 
