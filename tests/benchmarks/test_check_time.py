@@ -5,25 +5,14 @@ runs here: the timed run is replaced."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.benchmarks.scripts import load_benchmark
 
-def _load() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "check_time.py"
-    spec = importlib.util.spec_from_file_location("check_time_benchmark", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-check_time = _load()
+check_time = load_benchmark("check_time")
 
 
 def test_the_trees_take_turns_a_b_then_b_a() -> None:

@@ -5,27 +5,13 @@ The benchmark's figures themselves are measured by running it, never asserted he
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 
+from tests.benchmarks.scripts import load_benchmark
 
-def _load() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "ladder.py"
-    spec = importlib.util.spec_from_file_location("ladder_benchmark", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # Registered before it runs, so worker processes can unpickle its functions.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ladder = _load()
+ladder = load_benchmark("ladder")
 STEP = 4
 """Boards per checkpoint of these hand-made runs: 24 games."""
 
