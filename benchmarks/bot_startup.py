@@ -32,18 +32,15 @@ Run: ``python benchmarks/bot_startup.py [--runs 10] [--bots random_bot,heuristic
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cli_startup import import_times  # the -X importtime table, shared
+# The timed runs, the -X importtime table and the report's head, shared:
+from cli_startup import EndCheck, finish, import_times, run_once, succeeded, timed
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BOTS = ("random_bot", "heuristic_bot")
@@ -51,43 +48,10 @@ EXPECTED_REFUSAL = "BotRunError"
 """What a bot started against a socket no one serves must end with (its stderr)."""
 
 
-def run_once(
-    argv: list[str], env: dict[str, str], cwd: Path, *, refused: bool = False
-) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of *argv* in a fresh process. It must succeed, or
-    with *refused* fail with :data:`EXPECTED_REFUSAL` (a bot with no referee to reach)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(
-        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    assert child.stderr is not None
-    errors = child.stderr.read().decode(errors="replace")
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    expected = (code != 0 and EXPECTED_REFUSAL in errors) if refused else code == 0
-    if not expected:
-        raise SystemExit(f"{' '.join(argv)} ended unexpectedly ({code}): {errors[-600:]}")
-    return wall, usage.ru_utime + usage.ru_stime
-
-
-def timed(
-    argv: list[str], runs: int, env: dict[str, str], cwd: Path, *, refused: bool = False
-) -> dict[str, float]:
-    """Median, min and max wall and CPU seconds of *runs* fresh runs of *argv*."""
-    walls, cpus = [], []
-    for _ in range(runs):
-        wall, cpu = run_once(argv, env, cwd, refused=refused)
-        walls.append(wall)
-        cpus.append(cpu)
-    return {
-        "wall_median_s": statistics.median(walls),
-        "wall_min_s": min(walls),
-        "wall_max_s": max(walls),
-        "cpu_median_s": statistics.median(cpus),
-        "cpu_min_s": min(cpus),
-        "cpu_max_s": max(cpus),
-    }
+def refused(code: int, stderr: str) -> bool:
+    """The end of a bot started with no referee to reach: it fails with
+    :data:`EXPECTED_REFUSAL`."""
+    return code != 0 and EXPECTED_REFUSAL in stderr
 
 
 def main() -> int:
@@ -108,26 +72,22 @@ def main() -> int:
     nowhere = Path(tempfile.mkdtemp(prefix="arena-bench-bot-")) / "nobody-serves.sock"
     bot_env = env | {"ARENA_ADDRESS": f"unix:{nowhere}", "ARENA_TOKEN": "bench"}
     python = sys.executable
-    # label -> (argv, working directory, environment, ends refused)
-    commands: dict[str, tuple[list[str], Path, dict[str, str], bool]] = {
-        "import arena.sdk": ([python, "-c", "import arena.sdk"], repo, env, False),
+    # label -> (argv, working directory, environment, how it must end)
+    commands: dict[str, tuple[list[str], Path, dict[str, str], EndCheck]] = {
+        "import arena.sdk": ([python, "-c", "import arena.sdk"], repo, env, succeeded),
     }
     for bot in filter(None, args.bots.split(",")):
         directory = repo / "sample_bots" / bot
         load = f"import runpy; runpy.run_path({str(directory / 'bot.py')!r})"
-        commands[f"{bot} module"] = ([python, "-c", load], repo, env, False)
-        commands[f"{bot} start"] = ([python, "bot.py"], directory, bot_env, True)
+        commands[f"{bot} module"] = ([python, "-c", load], repo, env, succeeded)
+        commands[f"{bot} start"] = ([python, "bot.py"], directory, bot_env, refused)
     report: dict[str, Any] = {"repo": str(repo), "runs": args.runs, "load": os.getloadavg()}
-    for label, (argv, cwd, run_env, refused) in commands.items():
-        run_once(argv, run_env, cwd, refused=refused)  # not timed: writes the bytecode
-        report[label] = timed(argv, args.runs, run_env, cwd, refused=refused)
+    for label, (argv, cwd, run_env, ended_well) in commands.items():
+        run_once(argv, run_env, cwd, ended_well)  # not timed: writes the bytecode
+        report[label] = timed(argv, args.runs, run_env, cwd, ended_well)
     report["importtime"] = import_times([python, "-c", "import arena.sdk"], env, repo, args.top)
-    report["load_after"] = os.getloadavg()
-    if args.json:
-        print(json.dumps(report, indent=1))
+    if finish(report, args.json):
         return 0
-    print(f"{repo}: {args.runs} fresh runs each; load {report['load'][0]:.2f} before, "
-          f"{report['load_after'][0]:.2f} after")  # fmt: skip
     for label in commands:
         f = report[label]
         print(

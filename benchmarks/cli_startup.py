@@ -39,33 +39,46 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+EndCheck = Callable[[int, str], bool]
+"""Whether a timed command ended as it should, from its exit code and stderr."""
 
 
-def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of *argv* in a fresh process (it must succeed)."""
+def succeeded(code: int, stderr: str) -> bool:
+    """The usual end of a timed command: exit code 0."""
+    return code == 0
+
+
+def run_once(
+    argv: list[str], env: dict[str, str], cwd: Path, ended_well: EndCheck = succeeded
+) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of *argv* in a fresh process, which must end as
+    *ended_well* (exit code, stderr) says (by default: succeed)."""
     start = time.perf_counter()
     child = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     assert child.stderr is not None
-    errors = child.stderr.read()
+    errors = child.stderr.read().decode(errors="replace")
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}): {errors.decode()[-400:]}")
+    code = os.waitstatus_to_exitcode(status)
+    if not ended_well(code, errors):
+        raise SystemExit(f"{' '.join(argv)} ended unexpectedly ({code}): {errors[-600:]}")
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def timed(argv: list[str], runs: int, env: dict[str, str], cwd: Path) -> dict[str, float]:
+def timed(
+    argv: list[str], runs: int, env: dict[str, str], cwd: Path, ended_well: EndCheck = succeeded
+) -> dict[str, float]:
     """Median, min and max wall and CPU seconds of *runs* fresh runs of *argv*."""
     walls, cpus = [], []
     for _ in range(runs):
-        wall, cpu = run_once(argv, env, cwd)
+        wall, cpu = run_once(argv, env, cwd, ended_well)
         walls.append(wall)
         cpus.append(cpu)
     return {
@@ -76,6 +89,18 @@ def timed(argv: list[str], runs: int, env: dict[str, str], cwd: Path) -> dict[st
         "cpu_min_s": min(cpus),
         "cpu_max_s": max(cpus),
     }
+
+
+def finish(report: dict[str, Any], as_json: bool) -> bool:
+    """Close *report* (the load after the runs), print it as JSON if *as_json*, else its
+    head line; whether it was printed whole."""
+    report["load_after"] = os.getloadavg()
+    if as_json:
+        print(json.dumps(report, indent=1))
+        return True
+    print(f"{report['repo']}: {report['runs']} fresh runs each; load "
+          f"{report['load'][0]:.2f} before, {report['load_after'][0]:.2f} after")  # fmt: skip
+    return False
 
 
 def import_times(argv: list[str], env: dict[str, str], cwd: Path, top: int) -> dict[str, Any]:
@@ -154,12 +179,8 @@ def main() -> int:
         run_once(argv, env, repo)  # not timed: writes the bytecode the runs then read
         report[label] = timed(argv, args.runs, env, repo)
         report[label]["importtime"] = import_times(argv, env, repo, args.top)
-    report["load_after"] = os.getloadavg()
-    if args.json:
-        print(json.dumps(report, indent=1))
+    if finish(report, args.json):
         return 0
-    print(f"{repo}: {args.runs} fresh runs each; load {report['load'][0]:.2f} before, "
-          f"{report['load_after'][0]:.2f} after")  # fmt: skip
     for label in commands:
         f = report[label]
         print(
